@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# setup.sh - install what a fresh Debian 12 machine needs to build and test
+# Tile, then configure a Ninja build in ./build (or $TILE_BUILD_DIR).
+#
+# Idempotent: packages already present are skipped, and an existing build
+# directory is reconfigured in place.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${TILE_BUILD_DIR:-$ROOT/build}
+BUILD_TYPE=${TILE_BUILD_TYPE:-Release}
+
+PACKAGES=(
+  cmake ninja-build python3 g++
+  llvm-22-dev llvm-22-tools clang-22 lld-22 libclang-rt-22-dev
+  libgtest-dev libgmock-dev libzstd-dev zlib1g-dev libdlpack-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi
+
+if [ "${TILE_SETUP_NO_CONFIGURE:-0}" != 1 ]; then
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja \
+    -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+    -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    ${TILE_CMAKE_ARGS:-}
+fi
