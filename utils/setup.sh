@@ -14,6 +14,7 @@ PACKAGES=(
   cmake ninja-build python3 g++
   llvm-22-dev llvm-22-tools clang-22 lld-22 libclang-rt-22-dev
   libgtest-dev libgmock-dev libzstd-dev zlib1g-dev libdlpack-dev
+  libhsa-runtime-dev libze-dev
 )
 
 missing=()

@@ -1,1 +1,114 @@
-int main(){}
+//===- tile-opt.cpp - Parse, verify, transform and print Tile IR ----------===//
+//
+// The workhorse of the lit tests: reads a .tile file, verifies it and
+// prints it in canonical form. With -verify-diagnostics it checks the
+// `// expected-error {{...}}` comments in the input instead; with
+// -split-input-file each `// -----` separated chunk is processed alone,
+// keeping its line numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/IR/Parser.h"
+#include "tile/IR/Printer.h"
+#include "tile/IR/Verifier.h"
+#include "tile/IR/VerifyDiagnostics.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace llvm;
+
+static cl::opt<std::string> InputFile(cl::Positional, cl::desc("<input .tile>"),
+                                      cl::init("-"));
+static cl::opt<std::string> OutputFile("o", cl::desc("Output file"),
+                                       cl::value_desc("filename"),
+                                       cl::init("-"));
+static cl::opt<bool> VerifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("Check that the diagnostics match the expected-* comments"));
+static cl::opt<bool> SplitInputFile(
+    "split-input-file",
+    cl::desc("Process each '// -----' separated chunk on its own"));
+static cl::opt<bool> NoVerify("no-verify",
+                              cl::desc("Print without running the verifier"));
+
+/// Processes one buffer. Returns true on success.
+static bool processBuffer(std::unique_ptr<MemoryBuffer> Buf, raw_ostream &OS) {
+  SourceMgr SM;
+  unsigned ID = SM.AddNewSourceBuffer(std::move(Buf), SMLoc());
+  tile::TileContext Ctx;
+  tile::DiagnosticEngine Diag(&SM);
+  std::unique_ptr<tile::ExpectedDiagnostics> Expect;
+  if (VerifyDiagnostics)
+    Expect = std::make_unique<tile::ExpectedDiagnostics>(SM, ID, Diag);
+  std::unique_ptr<tile::Module> M = tile::parseModule(SM, ID, Ctx, Diag);
+  bool OK = M != nullptr;
+  if (M && !NoVerify)
+    OK = tile::verifyModule(*M, Diag);
+  if (Expect)
+    return Expect->check(errs());
+  if (!OK)
+    return false;
+  tile::printModule(*M, OS);
+  return true;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "Tile IR optimizer and printer\n");
+
+  auto BufOrErr = MemoryBuffer::getFileOrSTDIN(InputFile, /*IsText=*/true);
+  if (!BufOrErr) {
+    errs() << "tile-opt: error: cannot read '" << InputFile
+           << "': " << BufOrErr.getError().message() << "\n";
+    return 1;
+  }
+  std::error_code EC;
+  ToolOutputFile Out(OutputFile, EC, sys::fs::OF_Text);
+  if (EC) {
+    errs() << "tile-opt: error: cannot open '" << OutputFile
+           << "': " << EC.message() << "\n";
+    return 1;
+  }
+  StringRef Name = (*BufOrErr)->getBufferIdentifier();
+  StringRef Text = (*BufOrErr)->getBuffer();
+
+  bool OK = true;
+  if (!SplitInputFile) {
+    OK = processBuffer(MemoryBuffer::getMemBufferCopy(Text, Name), Out.os());
+  } else {
+    // Split on lines that are exactly `// -----`; pad each chunk with the
+    // newlines before it so that its diagnostics keep the file's lines.
+    SmallVector<StringRef> Lines;
+    Text.split(Lines, '\n');
+    std::string Chunk;
+    unsigned ChunkStart = 0;
+    bool First = true;
+    auto Flush = [&]() {
+      if (!First)
+        Out.os() << "// -----\n";
+      First = false;
+      std::string Padded(ChunkStart, '\n');
+      Padded += Chunk;
+      OK &= processBuffer(MemoryBuffer::getMemBufferCopy(Padded, Name),
+                          Out.os());
+    };
+    for (unsigned I = 0; I != Lines.size(); ++I) {
+      if (Lines[I].trim() == "// -----") {
+        Flush();
+        Chunk.clear();
+        ChunkStart = I + 1;
+        continue;
+      }
+      Chunk += Lines[I].str();
+      Chunk += '\n';
+    }
+    Flush();
+  }
+  if (!OK)
+    return 1;
+  Out.keep();
+  return 0;
+}

@@ -72,13 +72,15 @@ public:
   size_t size() const { return Attrs.size(); }
   auto begin() const { return Attrs.begin(); }
   auto end() const { return Attrs.end(); }
-  /// Prints `{a = 1, b}` (a `true` bool prints as its bare name only when
-  /// \p BareTrue is set).
+  /// Prints `{a = 1, b = true}`.
   void printDict(llvm::raw_ostream &OS) const;
 
 private:
   std::vector<NamedAttribute> Attrs;
 };
+
+/// Shortest decimal text that reads back as \p V and lexes as a float.
+std::string formatFloat(double V);
 
 } // namespace tile
 

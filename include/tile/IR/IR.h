@@ -572,6 +572,16 @@ private:
   OpRegistry Ops;
 };
 
+/// The declared default of an op attribute, as an Attribute.
+Attribute getDefaultValue(const OpAttrInfo &AI);
+
+/// The extent of each dimension of \p R: its explicit extents, the buffer's
+/// shape for a whole buffer, or, for an index list without extents, the
+/// non-unit extents of \p Other aligned to the right (leading dimensions
+/// are points). A null entry means extent 1.
+std::vector<const Expr *> getRegionExtentExprs(const Region &R,
+                                               const Region *Other);
+
 } // namespace tile
 
 #endif // TILE_IR_IR_H
