@@ -97,6 +97,7 @@ public:
   bool isParam() const { return IsParam; }
   unsigned getRank() const { return Shape.size(); }
   llvm::ArrayRef<ExprPtr> getShape() const { return Shape; }
+  std::vector<ExprPtr> &getShapeMutable() { return Shape; }
   /// Empty when the buffer is contiguous row-major.
   llvm::ArrayRef<ExprPtr> getStrides() const { return Strides; }
   /// The shape as constants, when every dimension is a literal.
