@@ -1,6 +1,7 @@
 //===- Walk.cpp - Traversing and rewriting Tile IR ------------------------===//
 
 #include "tile/IR/Walk.h"
+#include "llvm/ADT/Twine.h"
 
 using namespace tile;
 using llvm::cast;
@@ -169,7 +170,7 @@ NameGenerator::NameGenerator(const Function &F) {
 std::string NameGenerator::fresh(llvm::StringRef Base) {
   std::string Name = Base.str();
   for (unsigned I = 1; Used.contains(Name); ++I)
-    Name = (Base + "_" + llvm::Twine(I)).str();
+    Name = (Base + "_" + std::to_string(I)).str();
   Used.insert(Name);
   return Name;
 }
