@@ -12,6 +12,9 @@
 #include "tile/IR/Printer.h"
 #include "tile/IR/Verifier.h"
 #include "tile/IR/VerifyDiagnostics.h"
+#include "tile/Transforms/PassManager.h"
+#include "llvm/IR/PrintPasses.h"
+#include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -33,6 +36,27 @@ static cl::opt<bool> SplitInputFile(
     cl::desc("Process each '// -----' separated chunk on its own"));
 static cl::opt<bool> NoVerify("no-verify",
                               cl::desc("Print without running the verifier"));
+static cl::opt<std::string>
+    Passes("passes", cl::desc("Pipeline to run, e.g. tile-simplify,"
+                              "tile-lower-tile-ops{skip-gemm=true}"));
+// -print-after-all, -print-before-all, -print-after=, -print-before= and
+// -time-passes are LLVM's own options (libLLVM registers them; a second
+// registration would clash): Tile's pass manager reads the same flags.
+static cl::opt<bool> VerifyEach(
+    "verify-each", cl::desc("Verify the IR after every pass (default on in "
+                            "builds with assertions)"),
+    cl::init(tile::PassInstrumentation().VerifyEach));
+static cl::opt<bool> ListPasses("list-passes",
+                                cl::desc("List the registered passes"));
+
+static tile::PassRegistry &getPassRegistry() {
+  static tile::PassRegistry R = [] {
+    tile::PassRegistry Reg;
+    tile::registerTransformsPasses(Reg);
+    return Reg;
+  }();
+  return R;
+}
 
 /// Processes one buffer. Returns true on success.
 static bool processBuffer(std::unique_ptr<MemoryBuffer> Buf, raw_ostream &OS) {
@@ -47,6 +71,23 @@ static bool processBuffer(std::unique_ptr<MemoryBuffer> Buf, raw_ostream &OS) {
   bool OK = M != nullptr;
   if (M && !NoVerify)
     OK = tile::verifyModule(*M, Diag);
+  if (OK && !Passes.empty()) {
+    tile::PassManager PM;
+    if (Error E = tile::parsePassPipeline(Passes, getPassRegistry(), PM)) {
+      errs() << "tile-opt: error: " << toString(std::move(E)) << "\n";
+      return false;
+    }
+    tile::PassInstrumentation I;
+    I.PrintAfterAll = shouldPrintAfterAll();
+    I.PrintBeforeAll = shouldPrintBeforeAll();
+    I.PrintAfter = printAfterPasses();
+    I.PrintBefore = printBeforePasses();
+    I.TimePasses = TimePassesIsEnabled;
+    I.VerifyEach = VerifyEach;
+    PM.setInstrumentation(I);
+    tile::PassState State{Diag};
+    OK = PM.run(*M, State);
+  }
   if (Expect)
     return Expect->check(errs());
   if (!OK)
@@ -59,6 +100,11 @@ int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "Tile IR optimizer and printer\n");
 
+  if (ListPasses) {
+    for (const tile::PassInfo *P : getPassRegistry().getPasses())
+      outs() << P->Name << " - " << P->Summary << "\n";
+    return 0;
+  }
   auto BufOrErr = MemoryBuffer::getFileOrSTDIN(InputFile, /*IsText=*/true);
   if (!BufOrErr) {
     errs() << "tile-opt: error: cannot read '" << InputFile

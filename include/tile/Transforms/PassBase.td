@@ -1,0 +1,33 @@
+//===- PassBase.td - Base classes for pass declarations ----*- tablegen -*-===//
+//
+// Passes are declared with these classes; tile-tblgen -gen-pass-defs emits
+// a constant PassInfo table and a registration function for them. The
+// declaration carries the name used in textual pipelines, the summary and
+// description shown by `tile-opt -help` and the docs, the options, and the
+// C++ factory that creates the pass.
+//
+//===----------------------------------------------------------------------===//
+
+/// A pass option: `-passes=name{option=value}`.
+class PassOption<string name, string type, string default, string summary> {
+  string Name = name;
+  /// "int", "bool" or "string".
+  string Type = type;
+  string Default = default;
+  string Summary = summary;
+}
+
+/// A group of passes registered together by `RegisterFn`.
+class PassGroup<string registerFn> {
+  string RegisterFn = registerFn;
+}
+
+class Pass<PassGroup group, string name> {
+  PassGroup Group = group;
+  string Name = name;
+  string Summary = "";
+  string Description = "";
+  list<PassOption> Options = [];
+  /// `std::unique_ptr<tile::Pass> F()` creating the pass.
+  string Constructor = "";
+}

@@ -1,0 +1,58 @@
+//===- PassManager.h - Running pipelines of passes --------------*- C++ -*-===//
+//
+// An ordered list of passes with instrumentation: printing the IR before or
+// after chosen passes, timing each pass, and verifying the IR after each
+// pass (on by default in builds with assertions).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_TRANSFORMS_PASSMANAGER_H
+#define TILE_TRANSFORMS_PASSMANAGER_H
+
+#include "tile/Transforms/Pass.h"
+#include "llvm/Support/raw_ostream.h"
+#include <vector>
+
+namespace tile {
+
+struct PassInstrumentation {
+  bool PrintBeforeAll = false;
+  bool PrintAfterAll = false;
+  std::vector<std::string> PrintBefore;
+  std::vector<std::string> PrintAfter;
+  bool TimePasses = false;
+#ifndef NDEBUG
+  bool VerifyEach = true;
+#else
+  bool VerifyEach = false;
+#endif
+  /// Where IR dumps and timing go (stderr when null).
+  llvm::raw_ostream *OS = nullptr;
+};
+
+class PassManager {
+public:
+  void addPass(std::unique_ptr<Pass> P) { Passes.push_back(std::move(P)); }
+  llvm::ArrayRef<std::unique_ptr<Pass>> getPasses() const { return Passes; }
+  void setInstrumentation(PassInstrumentation I) { Instr = std::move(I); }
+
+  /// Runs every pass in order; stops at the first that fails (or whose
+  /// output does not verify). Returns false after reporting errors.
+  bool run(Module &M, PassState &S);
+
+  /// The pipeline as text that parsePassPipeline accepts.
+  std::string getPipelineText() const;
+
+private:
+  std::vector<std::unique_ptr<Pass>> Passes;
+  PassInstrumentation Instr;
+};
+
+/// Parses `name,name{opt=value,opt=value},...` and appends the passes to
+/// \p PM. Errors name the unknown pass or option and list what exists.
+llvm::Error parsePassPipeline(llvm::StringRef Text, const PassRegistry &R,
+                              PassManager &PM);
+
+} // namespace tile
+
+#endif // TILE_TRANSFORMS_PASSMANAGER_H

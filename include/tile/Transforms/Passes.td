@@ -1,0 +1,54 @@
+//===- Passes.td - Shared passes of lib/Transforms ---------*- tablegen -*-===//
+//
+// Passes any backend's pipeline may use. A pass used by one backend only is
+// declared in that backend's folder instead.
+//
+//===----------------------------------------------------------------------===//
+
+include "tile/Transforms/PassBase.td"
+
+def TransformsPasses : PassGroup<"registerTransformsPasses">;
+
+def Simplify : Pass<TransformsPasses, "tile-simplify"> {
+  let Summary = "Fold constants and simplify expressions and control flow";
+  let Description = [{
+    Folds integer and boolean arithmetic on literals, applies identities
+    (x + 0, x * 1, x * 0 for integers, min/max/ceildiv of constants, select
+    on a constant condition), removes `if` statements with a constant
+    condition when the taken branch defines no names, removes loops that
+    run zero times, and deletes `let` bindings nobody uses.
+  }];
+  let Constructor = "createSimplifyPass";
+}
+
+def LowerPipelined : Pass<TransformsPasses, "tile-lower-pipelined"> {
+  let Summary = "Turn pipelined loops into serial loops";
+  let Description = [{
+    For backends without asynchronous copies: a pipelined loop runs its
+    iterations in order, so it becomes a serial loop and its schedule
+    options are dropped.
+  }];
+  let Constructor = "createLowerPipelinedPass";
+}
+
+def LowerTileOps : Pass<TransformsPasses, "tile-lower-tile-ops"> {
+  let Summary = "Lower tile ops to loops over elements";
+  let Description = [{
+    Rewrites copy, fill, clear, gemm, reduce, cumsum and atomic into loop
+    nests of element loads and stores: parallel loops over the elements of
+    a region, serial loops along reduced dimensions. Global-memory accesses
+    are guarded as the language requires (out-of-range source elements
+    read as zero, out-of-range destination elements are not written); each
+    guarded nest is preceded by a check that the whole tile is in range,
+    which selects a copy of the nest without guards. gemm becomes an i-k-j
+    nest (i-j-k when B is transposed) accumulating in the accumulator's
+    dtype.
+  }];
+  let Options = [
+    PassOption<"skip-gemm", "bool", "false",
+               "leave gemm for a backend-specific lowering">,
+    PassOption<"split-full-tiles", "bool", "true",
+               "emit an unguarded copy of each guarded nest for tiles fully in range">,
+  ];
+  let Constructor = "createLowerTileOpsPass";
+}

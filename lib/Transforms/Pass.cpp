@@ -1,0 +1,97 @@
+//===- Pass.cpp - Passes over Tile IR -------------------------------------===//
+
+#include "tile/Transforms/Pass.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace tile;
+
+Pass::~Pass() = default;
+
+const PassOptionInfo *PassInfo::findOption(llvm::StringRef N) const {
+  for (const PassOptionInfo &O : options())
+    if (N == O.Name)
+      return &O;
+  return nullptr;
+}
+
+llvm::Error Pass::setOption(llvm::StringRef Name, llvm::StringRef Value) {
+  const PassOptionInfo *O = Info.findOption(Name);
+  if (!O) {
+    std::string Known;
+    for (const PassOptionInfo &K : Info.options())
+      Known += (Known.empty() ? "" : ", ") + std::string(K.Name);
+    return llvm::createStringError(
+        "pass '" + llvm::Twine(Info.Name) + "' has no option '" + Name + "'" +
+        (Known.empty() ? llvm::Twine(" (it takes none)")
+                       : llvm::Twine("; it takes: ") + Known));
+  }
+  llvm::StringRef Type = O->Type;
+  int64_t I;
+  if ((Type == "int" && Value.getAsInteger(10, I)) ||
+      (Type == "bool" && Value != "true" && Value != "false"))
+    return llvm::createStringError("option '" + Name + "' of pass '" +
+                                   Info.Name + "' takes " +
+                                   (Type == "int" ? "an integer" : "true or false") +
+                                   ", got '" + Value + "'");
+  Values[Name] = Value.str();
+  return llvm::Error::success();
+}
+
+llvm::StringRef Pass::getOptionText(llvm::StringRef Name) const {
+  auto It = Values.find(Name);
+  if (It != Values.end())
+    return It->second;
+  const PassOptionInfo *O = Info.findOption(Name);
+  assert(O && "pass has no such option");
+  return O->Default;
+}
+
+int64_t Pass::getIntOption(llvm::StringRef Name) const {
+  int64_t V = 0;
+  bool Bad = getOptionText(Name).getAsInteger(10, V);
+  assert(!Bad && "int option holds a non-integer");
+  (void)Bad;
+  return V;
+}
+
+bool Pass::getBoolOption(llvm::StringRef Name) const {
+  return getOptionText(Name) == "true";
+}
+
+std::string Pass::getStringOption(llvm::StringRef Name) const {
+  return getOptionText(Name).str();
+}
+
+std::string Pass::getPipelineText() const {
+  std::string S = Info.Name;
+  std::string Opts;
+  for (const PassOptionInfo &O : Info.options()) {
+    llvm::StringRef V = getOptionText(O.Name);
+    if (V == O.Default)
+      continue;
+    Opts += (Opts.empty() ? "" : ",") + std::string(O.Name) + "=" + V.str();
+  }
+  if (!Opts.empty())
+    S += "{" + Opts + "}";
+  return S;
+}
+
+void PassRegistry::registerPasses(llvm::ArrayRef<PassInfo> Passes) {
+  for (const PassInfo &P : Passes)
+    ByName.try_emplace(P.Name, &P);
+}
+
+const PassInfo *PassRegistry::lookup(llvm::StringRef Name) const {
+  auto It = ByName.find(Name);
+  return It == ByName.end() ? nullptr : It->second;
+}
+
+std::vector<const PassInfo *> PassRegistry::getPasses() const {
+  std::vector<const PassInfo *> Out;
+  for (const auto &E : ByName)
+    Out.push_back(E.second);
+  llvm::sort(Out, [](const PassInfo *A, const PassInfo *B) {
+    return llvm::StringRef(A->Name) < B->Name;
+  });
+  return Out;
+}
