@@ -718,12 +718,13 @@ private:
       fail(Op.getLoc(), "'" + Name + "' must be inside a kernel");
       return;
     }
-    if (C.Parallel) {
+    bool Elementwise = Op.getInfo().Elementwise;
+    if (C.Parallel && !Elementwise) {
       fail(Op.getLoc(), "'" + Name + "' cannot be inside a parallel loop; "
                                      "parallel loops hold elementwise code");
       return;
     }
-    if (C.ThreadDependentAt.isValid()) {
+    if (C.ThreadDependentAt.isValid() && !Elementwise) {
       fail(Op.getLoc(), "'" + Name + "' is executed by the whole block and "
                                      "cannot be under control flow that "
                                      "depends on the thread index");
@@ -741,12 +742,12 @@ private:
         }
       } else {
         checkExpr(*O.E);
-        if (usesThread(*O.E))
+        if (usesThread(*O.E) && !Elementwise)
           fail(O.E->getLoc(), "'" + Name + "' operand depends on the thread "
                                           "index, but the op runs once per "
                                           "block");
       }
-      if (O.Kind == OperandKind::Region)
+      if (O.Kind == OperandKind::Region && !Elementwise)
         for (const RegionIndex &I : O.R.Indices)
           if (usesThread(*I.Offset) || (I.Extent && usesThread(*I.Extent)))
             fail(O.R.Loc, "'" + Name + "' region depends on the thread "

@@ -427,11 +427,11 @@ private:
   Stmts lowerReduce(const OpStmt &Op) {
     Access Src = makeAccess(Op.getOperand("src").R, nullptr);
     Access Dst = makeAccess(Op.getOperand("dst").R, nullptr);
-    llvm::StringRef Kind = Op.getAttrOrDefault("kind").getStr();
+    std::string Kind = Op.getAttrOrDefault("kind").getStr().str();
     unsigned Dim = Op.getAttrOrDefault("dim").getInt();
     bool Clear = Op.getAttrOrDefault("clear").getBool();
     DType Ty = Dst.Buf->getDType();
-    bool Abs = Kind.starts_with("abs");
+    bool Abs = llvm::StringRef(Kind).starts_with("abs");
     // Outer loop dimensions: the source's non-unit dimensions except Dim.
     std::vector<const Expr *> Outer;
     std::vector<int> SrcPos(Src.Extents.size(), -1);

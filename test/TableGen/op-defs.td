@@ -17,6 +17,7 @@ def ZetaOp : Op<DemoDialect, "zeta"> {
                    IntAttr<"", "required count">:$count);
   let Format = "$side $dst `,` $value attr-dict";
   let Verifier = "verifyZeta";
+  let Elementwise = 1;
 }
 
 def AlphaOp : Op<DemoDialect, "alpha"> {
@@ -43,10 +44,10 @@ def AlphaOp : Op<DemoDialect, "alpha"> {
 // CHECK-NEXT: const OpInfo kDemoOps[] = {
 // CHECK-NEXT:   {"demo.alpha", "demo",
 // CHECK:         "attr-dict",
-// CHECK-NEXT:    nullptr, 0, nullptr, 0, nullptr, 0},
+// CHECK-NEXT:    nullptr, 0, nullptr, 0, nullptr, 0, false},
 // CHECK-NEXT:   {"demo.zeta", "demo",
 // CHECK:         "$side $dst `,` $value attr-dict",
-// CHECK-NEXT:    kZetaOperands, 2, kZetaAttrs, 2, verifyZeta, 1},
+// CHECK-NEXT:    kZetaOperands, 2, kZetaAttrs, 2, verifyZeta, 1, true},
 // CHECK-NEXT: };
 // CHECK:      void registerDemoOps(OpRegistry &R) {
 // CHECK-NEXT:   R.registerDialect("demo", kDemoOps);

@@ -281,6 +281,7 @@ static void emitOpDefs(const RecordKeeper &RK, raw_ostream &OS) {
        << (D.Attrs.empty() ? std::string("nullptr") : "k" + Id + "Attrs")
        << ", " << D.Attrs.size() << ", "
        << (V.empty() ? std::string("nullptr") : V.str()) << ", " << Idx
+       << ", " << (D.R->getValueAsBit("Elementwise") ? "true" : "false")
        << "},\n";
   }
   OS << "};\n} // namespace\n\n";

@@ -70,4 +70,7 @@ class Op<Dialect dialect, string mnemonic> {
   /// C++ function `bool F(const tile::OpStmt &, tile::DiagnosticEngine &)`,
   /// or empty for none.
   string Verifier = "";
+  /// An elementwise op acts on single elements, not on a tile: it may
+  /// appear in parallel loops and in per-thread code.
+  bit Elementwise = 0;
 }

@@ -79,6 +79,8 @@ struct OpInfo {
   OpVerifyFn Verify;
   /// Index of this op within its dialect's generated enum.
   unsigned Code;
+  /// Acts on one element: allowed in parallel loops and per-thread code.
+  bool Elementwise;
 
   llvm::ArrayRef<OpOperandInfo> operands() const {
     return {Operands, NumOperands};

@@ -111,6 +111,7 @@ def AtomicElemOp : TileOp<"atomic_elem"> {
                    EnumAttr<["add", "max", "min"], "", "the combining function">:$kind);
   let Format = "$kind $dst `,` $value attr-dict";
   let Verifier = "verifyAtomicElemOp";
+  let Elementwise = 1;
 }
 
 def BarrierOp : TileOp<"barrier"> {
