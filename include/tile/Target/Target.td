@@ -1,0 +1,223 @@
+//===- Target.td - Base classes for backend descriptors ------*- tablegen -*-===//
+//
+// A target backend (lib/Target/<B>/<B>.td) and a shared execution backend
+// (include/tile/Exec/ExecutionBackends.td) are described with the classes
+// below. The records are data only: tile-tblgen -gen-target-backends and
+// -gen-exec-backends check them (located errors) and emit constant tables,
+// and C++ in lib/Target and lib/Exec gives them behaviour.
+//
+// Vocabulary:
+//   target kind       the first word of a target string (`cuda`, `hip`, ...)
+//   target attribute  `-name=value` after the kind (`-arch=sm_90a`)
+//   variant predicate a condition on attributes that picks one of several
+//                     backends sharing a kind (Hopper among `cuda` targets)
+//   feature           a capability of the resolved target (`wgmma`), enabled
+//                     by an attribute predicate and closed under `Implies`
+//   device format     what device codegen produces and an execution backend
+//                     consumes (`ptx`, `hsaco`, `spirv`, ...)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_TARGET_TARGET_TD
+#define TILE_TARGET_TARGET_TD
+
+include "tile/Target/DialectBase.td"
+
+//===----------------------------------------------------------------------===//
+// Device formats and execution backends
+//===----------------------------------------------------------------------===//
+
+/// An artifact format flowing from device codegen to an execution backend.
+class DeviceFormat<string name, bit isText, string summary> {
+  string Name = name;
+  bit IsText = isText;
+  string Summary = summary;
+  /// C++ enumerator in tile::DeviceFormat; derived from Name when empty.
+  string CppName = "";
+}
+
+/// When device code becomes machine code.
+class DeviceCompile<string name> {
+  string Name = name;
+}
+/// The toolkit compiles device code to a binary at build time.
+def EagerCompile : DeviceCompile<"eager">;
+/// The execution backend compiles device code when it loads it (driver JIT,
+/// ORC, zeModuleCreate, a shading-language compiler).
+def DeferredCompile : DeviceCompile<"deferred">;
+
+/// A shared execution backend (Build -> Load -> Launch) in libTileExec.
+class ExecutionBackend<string name> {
+  string Name = name;
+  string Summary = "";
+  /// Formats it can load.
+  list<DeviceFormat> Consumes = [];
+  /// Whether it launches through host code generated for the kernel (and
+  /// therefore needs a target backend with a HostCodeGen entry point).
+  bit NeedsHostCodeGen = 0;
+  DeviceCompile Compile = EagerCompile;
+  /// C++ function in namespace tile, `ExecAvailability F()`: the lazy
+  /// availability probe (dlopen + driver init; never a link dependency).
+  string Probe = "";
+  /// C++ enumerator in tile::ExecBackendKind; derived from Name when empty.
+  string CppName = "";
+}
+
+//===----------------------------------------------------------------------===//
+// Target kinds and attributes
+//===----------------------------------------------------------------------===//
+
+class TargetAttrType<string name> {
+  string Name = name;
+}
+def TargetString : TargetAttrType<"string">;
+def TargetInt : TargetAttrType<"int">;
+/// Written `-name` (true) or `-name=true|false`.
+def TargetBool : TargetAttrType<"bool">;
+
+/// An attribute of a target kind. An empty Default leaves the attribute
+/// unset unless written. A non-empty Values list restricts the attribute to
+/// those values, listed in ascending order (AttrAtLeast/AttrBelow compare
+/// positions in this list).
+class TargetAttr<string name, TargetAttrType type, string default = "",
+                 list<string> values = [], string summary = ""> {
+  string Name = name;
+  TargetAttrType Type = type;
+  string Default = default;
+  list<string> Values = values;
+  string Summary = summary;
+}
+
+/// One enumerated string attribute, the common case (`-arch=sm_90a`).
+class TargetEnumAttr<string name, list<string> values, string default,
+                     string summary = "">
+    : TargetAttr<name, TargetString, default, values, summary>;
+
+/// The first word of a target string. Several backends may own one kind
+/// when each has a variant predicate and the predicates are mutually
+/// exclusive and together cover every value of the attributes they read.
+class TargetKind<string name> {
+  string Name = name;
+  string Summary = "";
+  /// Other names accepted for this kind (`nvidia` for `cuda`).
+  list<string> Aliases = [];
+  list<TargetAttr> Attrs = [];
+  /// The host target used when none is given. At most one kind in a
+  /// backend list sets it; its backend must be HostCapable.
+  bit DefaultHost = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Attribute predicates
+//===----------------------------------------------------------------------===//
+
+/// A condition on the attributes of a target. Predicates may only read
+/// attributes with a Values list, so tile-tblgen can evaluate them over
+/// every possible target and prove variants exclusive.
+class AttrPred;
+/// Always true.
+def AttrAlways : AttrPred;
+/// The attribute's value is one of `values`.
+class AttrIn<string attr, list<string> values> : AttrPred {
+  string Attr = attr;
+  list<string> Values = values;
+}
+/// The attribute's value is `value` or later in its Values list.
+class AttrAtLeast<string attr, string value> : AttrPred {
+  string Attr = attr;
+  string Value = value;
+}
+/// The attribute's value is earlier than `value` in its Values list.
+class AttrBelow<string attr, string value> : AttrPred {
+  string Attr = attr;
+  string Value = value;
+}
+class AttrNot<AttrPred pred> : AttrPred {
+  AttrPred Pred = pred;
+}
+class AttrAllOf<list<AttrPred> preds> : AttrPred {
+  list<AttrPred> Preds = preds;
+}
+class AttrAnyOf<list<AttrPred> preds> : AttrPred {
+  list<AttrPred> Preds = preds;
+}
+
+//===----------------------------------------------------------------------===//
+// Features
+//===----------------------------------------------------------------------===//
+
+/// A capability of a resolved target. Implications are closed by
+/// tile-tblgen: enabling a feature enables everything it implies.
+class TargetFeature<string name, string summary,
+                    list<TargetFeature> implies = []> {
+  string Name = name;
+  string Summary = summary;
+  list<TargetFeature> Implies = implies;
+}
+
+/// Features more than one backend enables; a backend's own features live in
+/// its .td.
+def FeatureBF16 : TargetFeature<"bf16", "bfloat16 tensor core / matrix core inputs">;
+def FeatureFP8 : TargetFeature<"fp8", "fp8 (e4m3, e5m2) tensor core / matrix core inputs">;
+
+/// A backend enables `feature` for targets satisfying `when`.
+class FeatureWhen<TargetFeature feature, AttrPred when = AttrAlways> {
+  TargetFeature Feature = feature;
+  AttrPred When = when;
+}
+
+/// Dialect op `op` needs every feature in `features` on the resolved target;
+/// checked with the dialect-use check, at the op's location.
+class OpNeedsFeatures<Op op, list<TargetFeature> features> {
+  Op TheOp = op;
+  list<TargetFeature> Features = features;
+}
+
+//===----------------------------------------------------------------------===//
+// Target backends
+//===----------------------------------------------------------------------===//
+
+class OutputMode<string name> {
+  string Name = name;
+}
+/// Device codegen stops at source or IR text (PTX, MSL, WGSL, LLVM IR, C).
+def SourceOnly : OutputMode<"source">;
+/// Device codegen runs the target toolchain to a binary (cubin, HSACO, ...).
+def Compiled : OutputMode<"compiled">;
+
+class DeviceOutput<DeviceFormat format, OutputMode mode> {
+  DeviceFormat Format = format;
+  OutputMode Mode = mode;
+}
+
+/// A target backend: everything tile-tblgen needs to register, resolve and
+/// list it. Entry points are C++ functions in namespace tile, declared by
+/// the generated table and resolved when the backend's library is linked:
+///   Pipeline       llvm::Error F(const BackendContext &, Module &)
+///   DeviceCodeGen  llvm::Error F(const BackendContext &, const Module &,
+///                                KernelArtifact &)
+///   HostCodeGen    same signature as DeviceCodeGen; empty when the backend
+///                  generates no host code (its runtime launches from the
+///                  artifact's metadata)
+class TargetBackend<string name> {
+  string Name = name;
+  string Summary = "";
+  /// Target kinds this backend accepts.
+  list<TargetKind> Kinds = [];
+  /// Required when a kind is shared with another backend; unset otherwise.
+  AttrPred Variant = ?;
+  list<FeatureWhen> Features = [];
+  /// Dialects whose ops this backend's pipeline lowers; registering the
+  /// backend registers them.
+  list<Dialect> Dialects = [];
+  string Pipeline = "";
+  string DeviceCodeGen = "";
+  string HostCodeGen = "";
+  list<DeviceOutput> Outputs = [];
+  /// Compatible execution backends, in the order `auto` tries them.
+  list<ExecutionBackend> ExecutionBackends = [];
+  /// Its kinds may be named as the host target of another backend.
+  bit HostCapable = 0;
+}
+
+#endif // TILE_TARGET_TARGET_TD
