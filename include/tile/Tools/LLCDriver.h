@@ -1,0 +1,42 @@
+//===- LLCDriver.h - The logic of tile-llc ----------------------*- C++ -*-===//
+//
+// tile-llc's main parses options and calls runLLC; keeping the work here
+// lets unit tests drive it with any TargetRegistry (including test
+// backends) and capture its output.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_TOOLS_LLCDRIVER_H
+#define TILE_TOOLS_LLCDRIVER_H
+
+#include "llvm/Support/raw_ostream.h"
+#include <string>
+
+namespace tile {
+
+class TargetRegistry;
+
+struct LLCOptions {
+  /// A .tile file to compile; empty for none.
+  std::string InputFile;
+  /// A target string: "cuda -arch=sm_90a".
+  std::string Target;
+  /// Empty: the target itself when host-capable, else the default host.
+  std::string HostTarget;
+  /// "auto" or an execution backend name.
+  std::string ExecBackend = "auto";
+  bool PrintTargets = false;
+  bool PrintBackendContext = false;
+  /// Require the execution backend to be available here. tile-llc is a
+  /// compiler, so by default it resolves for compilation only.
+  bool CheckExecAvailable = false;
+};
+
+/// Runs tile-llc. Results go to \p Out, diagnostics to \p Err. Returns the
+/// process exit code.
+int runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
+           llvm::raw_ostream &Out, llvm::raw_ostream &Err);
+
+} // namespace tile
+
+#endif // TILE_TOOLS_LLCDRIVER_H

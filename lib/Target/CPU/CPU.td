@@ -1,0 +1,41 @@
+//===- CPU.td - The CPU target backend -----------------------*- tablegen -*-===//
+//
+// Target kinds `cpu` (alias `host`, the default host target), `llvm` (as in
+// TVM: LLVM IR for a CPU) and `c` (portable C source). Blocks become serial
+// loops or thread-pool tasks; the orc execution backend runs the result.
+//
+//===----------------------------------------------------------------------===//
+
+include "tile/Exec/ExecutionBackends.td"
+
+defvar CpuMcpu = TargetAttr<"mcpu", TargetString, "native", [],
+                            "LLVM CPU name, or native for this machine">;
+
+def CpuKind : TargetKind<"cpu"> {
+  let Summary = "this machine's CPU, LLVM IR run through ORC";
+  let Aliases = ["host"];
+  let Attrs = [CpuMcpu];
+  let DefaultHost = 1;
+}
+
+def LlvmKind : TargetKind<"llvm"> {
+  let Summary = "LLVM IR for a CPU";
+  let Attrs = [CpuMcpu];
+}
+
+def CKind : TargetKind<"c"> {
+  let Summary = "portable C source for the host";
+}
+
+def CPUBackend : TargetBackend<"CPU"> {
+  let Summary = "host CPUs: vectorized LLVM IR, or C source";
+  let Kinds = [CpuKind, LlvmKind, CKind];
+  let Pipeline = "runCPUPipeline";
+  let DeviceCodeGen = "generateCPUDeviceCode";
+  let HostCodeGen = "generateCPUHostCode";
+  let Outputs = [DeviceOutput<FormatLLVMIR, SourceOnly>,
+                 DeviceOutput<FormatObject, Compiled>,
+                 DeviceOutput<FormatC, SourceOnly>];
+  let ExecutionBackends = [OrcExec];
+  let HostCapable = 1;
+}

@@ -1,0 +1,64 @@
+//===- CUDA.td - The CUDA target backends --------------------*- tablegen -*-===//
+//
+// Target kind `cuda` (alias `nvidia`) and the two backends that share it:
+// CUDA for architectures before sm_90a, and Hopper (Hopper.td) for sm_90a.
+// Both lower the cuda dialect and share device and host codegen; each owns
+// its pass pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+include "tile/Exec/ExecutionBackends.td"
+include "CUDAOps.td"
+
+def CudaKind : TargetKind<"cuda"> {
+  let Summary = "NVIDIA GPUs, through PTX";
+  let Aliases = ["nvidia"];
+  let Attrs = [TargetEnumAttr<"arch", ["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"],
+                              "sm_80", "SM architecture">];
+}
+
+def FeatureMmaSync : TargetFeature<"mma_sync", "warp-level tensor core MMA (mma.sync)">;
+def FeatureLdmatrix : TargetFeature<"ldmatrix", "fragment loads from shared memory (ldmatrix)">;
+def FeatureCpAsync : TargetFeature<"cp_async", "asynchronous global-to-shared copies (cp.async)">;
+def FeatureMbarrier : TargetFeature<"mbarrier", "shared-memory barriers with phases (mbarrier)">;
+def FeatureTMA : TargetFeature<"tma", "bulk tensor copies through the Tensor Memory Accelerator",
+                               [FeatureMbarrier]>;
+def FeatureWGMMA : TargetFeature<"wgmma", "warpgroup-level asynchronous MMA (wgmma.mma_async)">;
+def FeatureSetmaxnreg : TargetFeature<"setmaxnreg", "per-warpgroup register reallocation">;
+def FeatureWarpSpecialization
+    : TargetFeature<"warp_specialization",
+                    "producer and consumer warpgroups with register reallocation",
+                    [FeatureTMA, FeatureWGMMA, FeatureSetmaxnreg]>;
+
+defvar CudaCommonFeatures = [
+  FeatureWhen<FeatureMmaSync>,
+  FeatureWhen<FeatureLdmatrix>,
+  FeatureWhen<FeatureCpAsync>,
+  FeatureWhen<FeatureMbarrier>,
+  FeatureWhen<FeatureBF16>,
+  FeatureWhen<FeatureFP8, AttrAtLeast<"arch", "sm_89">>,
+];
+
+def CUDABackend : TargetBackend<"CUDA"> {
+  let Summary = "NVIDIA GPUs before sm_90a: mma.sync tensor cores, cp.async pipelines";
+  let Kinds = [CudaKind];
+  let Variant = AttrBelow<"arch", "sm_90a">;
+  let Features = CudaCommonFeatures;
+  let Dialects = [CUDADialect];
+  let Pipeline = "runCUDAPipeline";
+  let DeviceCodeGen = "generateCUDADeviceCode";
+  let HostCodeGen = "generateCUDAHostCode";
+  let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,
+                 DeviceOutput<FormatCubin, Compiled>];
+  let ExecutionBackends = [CudaExec];
+}
+
+def : OpNeedsFeatures<CUDAWgmmaOp, [FeatureWGMMA]>;
+def : OpNeedsFeatures<CUDATmaCopyOp, [FeatureTMA]>;
+def : OpNeedsFeatures<CUDASetmaxnregOp, [FeatureSetmaxnreg]>;
+def : OpNeedsFeatures<CUDAMbarrierInitOp, [FeatureMbarrier]>;
+def : OpNeedsFeatures<CUDAMbarrierArriveOp, [FeatureMbarrier]>;
+def : OpNeedsFeatures<CUDAMbarrierWaitOp, [FeatureMbarrier]>;
+def : OpNeedsFeatures<CUDALdmatrixOp, [FeatureLdmatrix]>;
+
+include "Hopper.td"

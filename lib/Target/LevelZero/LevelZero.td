@@ -1,0 +1,23 @@
+//===- LevelZero.td - The Level Zero target backend ----------*- tablegen -*-===//
+//
+// Target kind `level_zero`: Intel GPUs through OpenCL-flavoured SPIR-V from
+// LLVM's SPIR-V backend, run by the level-zero execution backend.
+//
+//===----------------------------------------------------------------------===//
+
+include "tile/Exec/ExecutionBackends.td"
+
+def LevelZeroKind : TargetKind<"level_zero"> {
+  let Summary = "Intel GPUs, through SPIR-V";
+}
+
+def LevelZeroBackend : TargetBackend<"LevelZero"> {
+  let Summary = "Intel GPUs: SPIR-V kernels through Level Zero";
+  let Kinds = [LevelZeroKind];
+  let Pipeline = "runLevelZeroPipeline";
+  let DeviceCodeGen = "generateLevelZeroDeviceCode";
+  let HostCodeGen = "generateLevelZeroHostCode";
+  let Outputs = [DeviceOutput<FormatLLVMIR, SourceOnly>,
+                 DeviceOutput<FormatSPIRV, Compiled>];
+  let ExecutionBackends = [LevelZeroExec];
+}

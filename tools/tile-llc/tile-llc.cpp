@@ -1,0 +1,66 @@
+//===- tile-llc.cpp - The Tile compiler driver ----------------------------===//
+//
+// Registers the built-in target backends and hands the options to runLLC
+// (lib/Tools/LLCDriver.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Target/AllTargets.h"
+#include "tile/Tools/LLCDriver.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+
+static cl::OptionCategory LLCCat("tile-llc options");
+static cl::opt<std::string> InputFile(cl::Positional, cl::desc("[input.tile]"),
+                                      cl::cat(LLCCat));
+static cl::opt<std::string>
+    Target("target", cl::desc("Target string, e.g. 'cuda -arch=sm_90a'"),
+           cl::value_desc("kind [-attr=value]..."), cl::cat(LLCCat));
+static cl::opt<std::string>
+    HostTarget("host-target",
+               cl::desc("Target of the host code (default: the target when "
+                        "it can be a host, else the default host kind)"),
+               cl::cat(LLCCat));
+static cl::opt<std::string>
+    ExecBackend("exec-backend",
+                cl::desc("Execution backend: auto (first compatible in the "
+                         "backend's order) or a name"),
+                cl::init("auto"), cl::cat(LLCCat));
+static cl::opt<bool>
+    CheckExecAvailable("check-exec-available",
+                       cl::desc("Require the execution backend to be "
+                                "available on this machine (probe it)"),
+                       cl::cat(LLCCat));
+static cl::opt<bool> PrintTargets(
+    "print-targets",
+    cl::desc("List target kinds, backends and execution backends"),
+    cl::cat(LLCCat));
+static cl::opt<bool>
+    PrintBackendContext("print-backend-context",
+                        cl::desc("Print the BackendContext resolved for "
+                                 "-target"),
+                        cl::cat(LLCCat));
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(LLCCat);
+  cl::ParseCommandLineOptions(argc, argv, "Tile compiler\n");
+
+  tile::TargetRegistry Registry;
+  if (Error E = tile::registerAllTargetBackends(Registry)) {
+    WithColor::error(errs(), "tile-llc") << toString(std::move(E)) << "\n";
+    return 1;
+  }
+  tile::LLCOptions Opts;
+  Opts.InputFile = InputFile;
+  Opts.Target = Target;
+  Opts.HostTarget = HostTarget;
+  Opts.ExecBackend = ExecBackend;
+  Opts.CheckExecAvailable = CheckExecAvailable;
+  Opts.PrintTargets = PrintTargets;
+  Opts.PrintBackendContext = PrintBackendContext;
+  return tile::runLLC(Opts, Registry, outs(), errs());
+}
