@@ -110,8 +110,10 @@ static std::string cppNameOf(const Record *R) {
 
 static std::vector<const Record *> sortedByName(ArrayRef<const Record *> Rs) {
   std::vector<const Record *> Out(Rs.begin(), Rs.end());
-  llvm::stable_sort(Out, [](const Record *A, const Record *B) {
-    return A->getValueAsString("Name") < B->getValueAsString("Name");
+  // Ties (duplicate names, reported later) keep declaration order.
+  llvm::sort(Out, [](const Record *A, const Record *B) {
+    StringRef NA = A->getValueAsString("Name"), NB = B->getValueAsString("Name");
+    return NA != NB ? NA < NB : A->getID() < B->getID();
   });
   return Out;
 }
@@ -133,7 +135,6 @@ static bool checkUnique(Map &Seen, StringRef Name, const Record *R,
 //===----------------------------------------------------------------------===//
 
 static void emitExecBackends(const RecordKeeper &RK, raw_ostream &OS) {
-  emitSourceFileHeader("Tile device formats and execution backends", OS, RK);
   std::vector<const Record *> Formats =
       sortedByName(RK.getAllDerivedDefinitions("DeviceFormat"));
   std::vector<const Record *> Execs =
@@ -164,6 +165,7 @@ static void emitExecBackends(const RecordKeeper &RK, raw_ostream &OS) {
   if (ErrorsPrinted)
     return;
 
+  emitSourceFileHeader("Tile device formats and execution backends", OS, RK);
   OS << "#ifdef GET_TILE_DEVICE_FORMAT_ENUM\n#undef GET_TILE_DEVICE_FORMAT_ENUM\n"
      << "namespace tile {\n/// What device codegen produces and an execution "
         "backend consumes.\nenum class DeviceFormat : unsigned {\n";
@@ -885,20 +887,26 @@ void TargetBackendEmitter::checkVariants(KindDesc &K) {
       if (PC.eval(B->Variant, V))
         Match.push_back(B);
     if (Match.size() > 1) {
-      PrintError(Match[1]->R->getFieldLoc("Variant"),
-                 "variant predicates of target backends '" + Match[0]->Name +
-                     "' (" + PredicateCompiler::text(Match[0]->Variant) +
-                     ") and '" + Match[1]->Name + "' (" +
-                     PredicateCompiler::text(Match[1]->Variant) +
+      // Report at the later declaration, with a note at the earlier one.
+      BackendDesc *First = Match[0], *Second = Match[1];
+      if (First->R->getID() > Second->R->getID())
+        std::swap(First, Second);
+      PrintError(Second->R->getFieldLoc("Variant"),
+                 "variant predicates of target backends '" + First->Name +
+                     "' (" + PredicateCompiler::text(First->Variant) +
+                     ") and '" + Second->Name + "' (" +
+                     PredicateCompiler::text(Second->Variant) +
                      ") both accept target '" + Target +
                      "'; make them mutually exclusive");
+      PrintNote(First->R->getFieldLoc("Variant"),
+                "variant predicate of '" + First->Name + "'");
       return;
     }
     if (Match.empty()) {
       std::vector<std::string> Owners;
       for (BackendDesc *B : K.Owners)
         Owners.push_back(B->Name);
-      PrintError(K.Owners.back()->R->getFieldLoc("Variant"),
+      PrintError(K.R->getLoc(),
                  "no variant predicate of " + joinQuoted(Owners) +
                      " accepts target '" + Target + "' of kind '" + K.Name +
                      "'; the predicates must cover every value");
@@ -1160,7 +1168,6 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
 }
 
 void TargetBackendEmitter::run(raw_ostream &OS) {
-  emitSourceFileHeader("Tile target backends", OS, RK);
   collectFeatures();
   collectKinds();
   collectBackends();
@@ -1171,6 +1178,7 @@ void TargetBackendEmitter::run(raw_ostream &OS) {
   if (!isCppIdentifier(RegisterFnName))
     PrintFatalError("-target-register-fn='" + RegisterFnName +
                     "' is not a C++ identifier");
+  emitSourceFileHeader("Tile target backends", OS, RK);
   emitEnums(OS);
   emitTable(OS);
 }
