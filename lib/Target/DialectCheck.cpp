@@ -63,13 +63,15 @@ private:
       uint64_t Missing = Req.Features & ~Ctx.getFeatureMask();
       if (!Missing)
         return;
-      std::vector<std::string> Names;
+      std::vector<std::string> Names, Quoted;
       for (auto [I, F] : llvm::enumerate(B.featureTable()))
-        if ((Missing >> I) & 1)
+        if ((Missing >> I) & 1) {
           Names.push_back(F.Name);
+          Quoted.push_back("'" + std::string(F.Name) + "'");
+        }
       Diag.error(Op.getLoc(),
                  "op '" + llvm::Twine(Info.Name) + "' needs target feature " +
-                     llvm::join(Names, ", ") + ", which " + targetText() +
+                     llvm::join(Quoted, ", ") + ", which " + targetText() +
                      " does not have; " + whereEnabled(Names));
       OK = false;
       return;
@@ -96,7 +98,8 @@ private:
           llvm::SmallVector<std::string, 2> Conds;
           if (BK.VariantText)
             Conds.push_back(BK.VariantText);
-          if (FC.WhenText && FC.When)
+          if (FC.When && FC.WhenText &&
+              !(BK.VariantText && llvm::StringRef(BK.VariantText) == FC.WhenText))
             Conds.push_back(FC.WhenText);
           if (!Conds.empty())
             W += " with " + llvm::join(Conds, " and ");

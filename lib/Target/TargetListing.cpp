@@ -72,7 +72,8 @@ void tile::printTargets(const TargetRegistry &R, llvm::raw_ostream &OS,
                             ? " (" + std::string(BK->VariantText) + ")"
                             : std::string()));
     }
-    OS << "  " << K->Name << ": backend " << llvm::join(Owners, ", ");
+    OS << "  " << K->Name << (Owners.size() == 1 ? ": backend " : ": backends ")
+       << llvm::join(Owners, ", ");
     if (K->DefaultHost)
       OS << "; default host";
     OS << "\n";

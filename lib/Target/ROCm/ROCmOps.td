@@ -23,9 +23,9 @@ def ROCmMfmaOp : Op<ROCmDialect, "mfma"> {
     for the chosen MFMA instruction shape (auto: the largest the dtypes and
     tile allow).
   }];
-  let Example = "rocm.mfma %As, %Bs -> %Cf {shape = 32x32x8}";
+  let Example = "rocm.mfma %As, %Bs -> %Cf {shape = m32n32k8}";
   let Arguments = (ins Region:$a, Region:$b, Region:$c,
-                   EnumAttr<["auto", "16x16x16", "32x32x8", "16x16x32"], "auto",
+                   EnumAttr<["auto", "m16n16k16", "m32n32k8", "m16n16k32"], "auto",
                             "MFMA instruction shape (MxNxK)">:$shape,
                    BoolAttr<"false", "zero C before accumulating">:$clear_accum);
   let Format = "$a `,` $b `->` $c attr-dict";
