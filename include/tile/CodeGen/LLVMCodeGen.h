@@ -1,0 +1,124 @@
+//===- LLVMCodeGen.h - LLVM-based host and device codegen -------*- C++ -*-===//
+//
+// The shared LLVM-based code generation of libTileCodeGen. Device codegen
+// turns each kernel of a lowered Tile function (loops, ifs, loads and
+// stores, element atomics) into an LLVM function; what differs between
+// targets (how a kernel receives its arguments and block indices, where
+// on-chip buffers live, barriers, math functions) is asked of an
+// LLVMDeviceTarget that each backend implements in its own folder. Host
+// codegen emits the entry point with the C ABI of tile/Exec/RuntimeABI.h:
+// argument checks, binding of symbolic dimensions, workspaces and launches.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_CODEGEN_LLVMCODEGEN_H
+#define TILE_CODEGEN_LLVMCODEGEN_H
+
+#include "tile/Exec/KernelArtifact.h"
+#include "tile/IR/IR.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace llvm {
+class TargetMachine;
+}
+
+namespace tile {
+
+/// A value a kernel uses but does not define: its arguments, in order.
+struct KernelCapture {
+  const Value *V;
+  bool isBuffer() const { return V->isBuffer(); }
+};
+
+/// The captures of \p K in \p F: buffer parameters and workspaces (as data
+/// pointers), symbolic dimensions (i32), scalar parameters and host lets,
+/// in a deterministic order.
+std::vector<KernelCapture> getKernelCaptures(const Function &F,
+                                             const KernelStmt &K);
+
+/// The LLVM type holding a value of \p T in registers, and in memory.
+llvm::Type *getLLVMType(llvm::LLVMContext &C, DType T);
+llvm::Type *getLLVMMemType(llvm::LLVMContext &C, DType T);
+
+/// Per-kernel state the target hooks see.
+struct KernelEmission {
+  const KernelStmt *Kernel;
+  std::vector<KernelCapture> Captures;
+  llvm::Function *Fn = nullptr;
+  /// Bytes of on-chip (shared) memory the kernel allocated through
+  /// allocateOnChip, for the launch.
+  int64_t SharedBytes = 0;
+};
+
+/// What a device target decides for the shared emitter.
+class LLVMDeviceTarget {
+public:
+  virtual ~LLVMDeviceTarget();
+  /// Creates the kernel function \p Name taking the captures.
+  virtual llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
+                                       KernelEmission &K) = 0;
+  /// The value of capture \p I inside the kernel (at the entry block).
+  virtual llvm::Value *getCapture(llvm::IRBuilder<> &B, KernelEmission &K,
+                                  unsigned I, llvm::Type *Ty) = 0;
+  /// The block index along grid dimension \p Dim (i32).
+  virtual llvm::Value *getBlockIndex(llvm::IRBuilder<> &B, KernelEmission &K,
+                                     unsigned Dim) = 0;
+  /// Storage for an on-chip buffer (shared, fragment, local, var) of
+  /// \p Bytes bytes; returns its address.
+  virtual llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
+                                      const BufferValue &Buf,
+                                      llvm::Type *ElemTy, uint64_t NumElems) = 0;
+  /// The address space of global memory pointers.
+  virtual unsigned getGlobalAddressSpace() const { return 0; }
+  /// A call to the math function \p Name ("exp", "tanh", ...) on \p X.
+  virtual llvm::Value *emitMath(llvm::IRBuilder<> &B, llvm::StringRef Name,
+                                llvm::Value *X);
+  /// Whether parallel loops become vectorizable serial loops (CPU) rather
+  /// than being distributed over threads by earlier passes.
+  virtual bool annotateParallelLoops() const { return true; }
+};
+
+/// Emits every kernel of \p M into \p LM through \p T. Kernels are named
+/// `tile_<function>_kernel<N>`; their descriptions are appended to the
+/// entries of \p Artifact (which emitHostEntries fills in).
+llvm::Error emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
+                              llvm::Module &LM, KernelArtifact &Artifact);
+
+struct HostCodeGenOptions {
+  /// DLPack device type the tensors must be on (1 = CPU, 2 = CUDA, ...).
+  int32_t DeviceType = 1;
+  /// Byte alignment required of tensor data (at least the element size).
+  int64_t DataAlignment = 0;
+};
+
+/// Emits `int32_t tile_<f>(const TileArg *, int32_t, void *)` for each
+/// function of \p M into \p LM and describes its parameters in \p Artifact.
+llvm::Error emitHostEntries(const Module &M, llvm::Module &LM,
+                            const HostCodeGenOptions &Opts,
+                            KernelArtifact &Artifact);
+
+/// A TargetMachine for \p Triple and \p CPU ("native" for this machine),
+/// at O3.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(llvm::StringRef Triple, llvm::StringRef CPU,
+                    llvm::StringRef Features = "");
+
+/// Runs LLVM's O3 pipeline on \p M for \p TM.
+void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
+
+enum class EmitKind { Assembly, Object };
+/// Compiles \p M to assembly or an object file.
+llvm::Expected<std::string> emitMachineCode(llvm::Module &M,
+                                            llvm::TargetMachine &TM,
+                                            EmitKind Kind);
+
+/// Prints \p M as LLVM IR text.
+std::string printLLVMModule(const llvm::Module &M);
+
+} // namespace tile
+
+#endif // TILE_CODEGEN_LLVMCODEGEN_H

@@ -1,0 +1,97 @@
+//===- Executor.h - Build, load and launch artifacts ------------*- C++ -*-===//
+//
+// An Executor is one execution backend made concrete: it builds and loads a
+// KernelArtifact (Build -> Load) and runs its entry points (Launch), and
+// owns the device memory tile-jit and C++ users pass as tensors. Generated
+// host code reaches the executor only through the C ABI of RuntimeABI.h.
+//
+// libTileExec depends on LLVM Support (and OrcJIT for the orc backend)
+// only: a program that links no compiler library can read an exported
+// artifact and launch it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_EXEC_EXECUTOR_H
+#define TILE_EXEC_EXECUTOR_H
+
+#include "tile/Exec/ExecutionBackend.h"
+#include "tile/Exec/KernelArtifact.h"
+#include "tile/Exec/RuntimeABI.h"
+#include "llvm/Support/Error.h"
+#include <memory>
+
+namespace tile {
+
+struct ExecutorOptions {
+  /// Worker threads for backends that run blocks on the host (0: one per
+  /// hardware thread).
+  unsigned NumThreads = 0;
+};
+
+/// An artifact ready to run.
+class LoadedArtifact {
+public:
+  virtual ~LoadedArtifact();
+  /// Calls entry point \p Entry. On failure the error carries the message
+  /// the host code or the runtime recorded (a bad argument, a driver
+  /// error), and nothing further ran.
+  virtual llvm::Error call(llvm::StringRef Entry,
+                           llvm::ArrayRef<TileArg> Args) = 0;
+  const KernelArtifact &getArtifact() const { return Artifact; }
+
+protected:
+  explicit LoadedArtifact(const KernelArtifact &A) : Artifact(A) {}
+  KernelArtifact Artifact;
+};
+
+class Executor {
+public:
+  /// Creates the executor of \p K; fails (with the probe's reason) when the
+  /// backend is not available here or has no executor in this build.
+  static llvm::Expected<std::unique_ptr<Executor>>
+  create(ExecBackendKind K, const ExecutorOptions &Opts = {});
+
+  virtual ~Executor();
+  virtual ExecBackendKind getKind() const = 0;
+  /// The DLPack device type of this executor's memory.
+  virtual int32_t getDLDeviceType() const = 0;
+
+  /// Build -> Load.
+  virtual llvm::Expected<std::unique_ptr<LoadedArtifact>>
+  load(const KernelArtifact &A) = 0;
+
+  virtual llvm::Expected<void *> allocate(size_t Bytes) = 0;
+  virtual void deallocate(void *P) = 0;
+  virtual llvm::Error copyToDevice(void *Dst, const void *Src, size_t Bytes) = 0;
+  virtual llvm::Error copyFromDevice(void *Dst, const void *Src,
+                                     size_t Bytes) = 0;
+  /// Waits for all launched work.
+  virtual llvm::Error synchronize() = 0;
+};
+
+/// What the C ABI functions see through their `ctx` argument.
+struct RuntimeCall {
+  virtual ~RuntimeCall();
+  /// Launches kernel \p Index of the entry being called.
+  virtual int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY,
+                         int32_t GZ, int32_t Threads, int64_t SharedBytes) = 0;
+  virtual void *allocWorkspace(int64_t Bytes) = 0;
+  virtual void freeWorkspace(void *P) = 0;
+  /// Records a failure; returns the code host code returns.
+  int32_t fail(std::string Message);
+  std::string Error;
+};
+
+/// Expands the placeholders of a tile_rt_fail message: {expected},
+/// {actual}, and {dtype:expected}/{dtype:actual} (a packed DLPack dtype
+/// shown by name).
+std::string formatRuntimeMessage(llvm::StringRef Msg, int64_t Expected,
+                                 int64_t Actual);
+
+/// The name of a packed DLPack dtype (code | bits << 8 | lanes << 16), e.g.
+/// "f32", "bf16", "i8x4", or "code 9 bits 8" for unknown codes.
+std::string getDLPackDTypeName(uint32_t Packed);
+
+} // namespace tile
+
+#endif // TILE_EXEC_EXECUTOR_H

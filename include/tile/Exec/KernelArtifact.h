@@ -1,0 +1,90 @@
+//===- KernelArtifact.h - What codegen hands to execution -------*- C++ -*-===//
+//
+// A KernelArtifact is the contract between code generation and the
+// execution backends: the device code (binary or source) with its format,
+// the host code, the entry points with their parameter descriptions, and
+// per kernel the symbol, launch dimensions and shared memory. It is also
+// the unit of export: a runtime-only program reads one from disk and
+// launches it without linking the compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_EXEC_KERNELARTIFACT_H
+#define TILE_EXEC_KERNELARTIFACT_H
+
+#include "tile/Exec/ExecutionBackend.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tile {
+
+/// One parameter of an entry point, as the caller must pass it.
+struct ArtifactParam {
+  enum class Kind : uint8_t { Tensor, Int, Float };
+  std::string Name;
+  Kind K = Kind::Tensor;
+  /// DLPack type code (0 int, 1 uint, 2 float, 4 bfloat, 6 bool...), bits.
+  uint8_t TypeCode = 0;
+  uint8_t Bits = 0;
+  /// Spelling of the Tile dtype ("f16").
+  std::string DType;
+  /// Per dimension: a decimal literal or the name of a symbolic dimension.
+  std::vector<std::string> Shape;
+  /// Declared strides in the same notation; empty for row-major.
+  std::vector<std::string> Strides;
+};
+
+/// One kernel an entry point launches.
+struct ArtifactKernel {
+  std::string Symbol;
+  unsigned GridRank = 1;
+  int64_t Threads = 1;
+  int64_t SharedBytes = 0;
+  unsigned NumArgs = 0;
+};
+
+/// A host entry point: `int32_t <Symbol>(const TileArg *, int32_t, void *)`.
+struct ArtifactEntry {
+  /// The Tile function's name.
+  std::string Name;
+  std::string Symbol;
+  std::vector<ArtifactParam> Params;
+  std::vector<ArtifactKernel> Kernels;
+};
+
+class KernelArtifact {
+public:
+  /// Canonical target string and the execution backend chosen for it.
+  std::string Target;
+  std::string ExecBackend;
+  std::vector<ArtifactEntry> Entries;
+
+  /// Device code in DeviceFmt: binary (cubin, object) or text (PTX, WGSL).
+  DeviceFormat DeviceFmt = DeviceFormat::Object;
+  std::string DeviceCode;
+  /// Readable device code for -emit and debugging (LLVM IR, PTX, asm).
+  std::string DeviceSource;
+
+  /// Host code: a relocatable object for the host CPU, and its LLVM IR.
+  std::string HostObject;
+  std::string HostIR;
+
+  /// Toolchain reports (register use, spills, ...) and timings, by name.
+  std::map<std::string, std::string> Notes;
+
+  const ArtifactEntry *findEntry(llvm::StringRef Name) const;
+
+  /// Serialises to a self-contained file / reads one back. Reading checks
+  /// the magic, version and every length, and reports a corrupt file.
+  llvm::Error writeToFile(llvm::StringRef Path) const;
+  static llvm::Expected<KernelArtifact> readFromFile(llvm::StringRef Path);
+  std::string serialize() const;
+  static llvm::Expected<KernelArtifact> deserialize(llvm::StringRef Bytes);
+};
+
+} // namespace tile
+
+#endif // TILE_EXEC_KERNELARTIFACT_H

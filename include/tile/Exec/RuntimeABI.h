@@ -1,0 +1,60 @@
+/*===- RuntimeABI.h - The C ABI between host code and runtime ----*- C -*-===//
+ *
+ * Generated host code calls these functions, which libTileExec defines.
+ * They are the only way host code reaches the runtime, so the same host
+ * code works with every execution backend: the context pointer carries the
+ * backend and the loaded module.
+ *
+ * An entry point generated for `func @f` is
+ *
+ *   int32_t tile_f(const TileArg *args, int32_t num_args, void *ctx);
+ *
+ * returning 0 on success; on failure it has recorded a message through
+ * tile_rt_fail and returns non-zero. Tensors are DLPack DLTensor pointers.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef TILE_EXEC_RUNTIMEABI_H
+#define TILE_EXEC_RUNTIMEABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum TileArgKind { TILE_ARG_TENSOR = 0, TILE_ARG_INT = 1, TILE_ARG_FLOAT = 2 };
+
+/** One argument of an entry point. */
+typedef struct TileArg {
+  union {
+    int64_t i64;
+    double f64;
+    void *tensor; /* DLTensor * */
+  } value;
+  int32_t kind; /* enum TileArgKind */
+  int32_t reserved;
+} TileArg;
+
+/** Records why a call failed. `message` may contain two "%lld" which are
+ *  replaced by `expected` and `actual`. Returns the error code to return. */
+int32_t tile_rt_fail(void *ctx, const char *message, int64_t expected,
+                     int64_t actual);
+
+/** Launches kernel number `kernel` of the current entry on a grid of
+ *  gx * gy * gz blocks of `threads` threads with `shared_bytes` of dynamic
+ *  shared memory. `args` points to one pointer per kernel argument, each
+ *  pointing at the argument's value (as cuLaunchKernel takes them). */
+int32_t tile_rt_launch(void *ctx, int32_t kernel, void **args, int32_t gx,
+                       int32_t gy, int32_t gz, int32_t threads,
+                       int64_t shared_bytes);
+
+/** Allocates a zero-filled device workspace; null after recording an error. */
+void *tile_rt_alloc_workspace(void *ctx, int64_t bytes);
+void tile_rt_free_workspace(void *ctx, void *ptr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILE_EXEC_RUNTIMEABI_H */

@@ -1,0 +1,96 @@
+//===- Compile.cpp - Optimizing and emitting LLVM modules -----------------===//
+
+#include "tile/CodeGen/LLVMCodeGen.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace tile;
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+tile::createTargetMachine(llvm::StringRef TripleStr, llvm::StringRef CPU,
+                          llvm::StringRef Features) {
+  llvm::Triple T(TripleStr);
+  std::string Err;
+  const llvm::Target *Tgt = llvm::TargetRegistry::lookupTarget(T, Err);
+  if (!Tgt)
+    return llvm::createStringError("no LLVM target for '" + TripleStr +
+                                   "': " + Err);
+  std::string CPUName = CPU.str();
+  std::string Feat = Features.str();
+  if (CPU == "native") {
+    CPUName = llvm::sys::getHostCPUName().str();
+    if (Feat.empty()) {
+      llvm::SubtargetFeatures SF;
+      for (const auto &[Name, On] : llvm::sys::getHostCPUFeatures())
+        SF.AddFeature(Name, On);
+      Feat = SF.getString();
+    }
+  }
+  llvm::TargetOptions Opts;
+  std::unique_ptr<llvm::TargetMachine> TM(Tgt->createTargetMachine(
+      T, CPUName, Feat, Opts, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!TM)
+    return llvm::createStringError("cannot create a target machine for '" +
+                                   TripleStr + "' with CPU '" + CPUName + "'");
+  return TM;
+}
+
+void tile::optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
+  M.setTargetTriple(TM.getTargetTriple());
+  M.setDataLayout(TM.createDataLayout());
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PipelineTuningOptions PTO;
+  PTO.LoopVectorization = true;
+  PTO.SLPVectorization = true;
+  PTO.LoopUnrolling = true;
+  llvm::PassBuilder PB(&TM, PTO);
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  llvm::ModulePassManager MPM =
+      PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  MPM.run(M, MAM);
+}
+
+llvm::Expected<std::string> tile::emitMachineCode(llvm::Module &M,
+                                                  llvm::TargetMachine &TM,
+                                                  EmitKind Kind) {
+  M.setTargetTriple(TM.getTargetTriple());
+  M.setDataLayout(TM.createDataLayout());
+  llvm::SmallString<0> Buf;
+  llvm::raw_svector_ostream OS(Buf);
+  llvm::legacy::PassManager PM;
+  if (TM.addPassesToEmitFile(PM, OS, nullptr,
+                             Kind == EmitKind::Object
+                                 ? llvm::CodeGenFileType::ObjectFile
+                                 : llvm::CodeGenFileType::AssemblyFile))
+    return llvm::createStringError("the target cannot emit " +
+                                   llvm::Twine(Kind == EmitKind::Object
+                                                   ? "object files"
+                                                   : "assembly"));
+  PM.run(M);
+  return std::string(Buf.str());
+}
+
+std::string tile::printLLVMModule(const llvm::Module &M) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  M.print(OS, nullptr);
+  return S;
+}

@@ -1,0 +1,125 @@
+//===- DeviceCodeGen.cpp - Kernels to LLVM functions ----------------------===//
+//
+// Each kernel of a function becomes one LLVM function taking the kernel's
+// captures (the values it uses that are defined outside it). The target
+// decides how those arrive and where on-chip buffers live.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LLVMEmitter.h"
+#include "tile/IR/Walk.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace tile;
+using llvm::cast;
+using llvm::dyn_cast;
+
+std::vector<KernelCapture> tile::getKernelCaptures(const Function &F,
+                                                   const KernelStmt &K) {
+  llvm::DenseSet<const Value *> Used;
+  forEachUse(K.getBody(), [&](const Value *V) { Used.insert(V); });
+  // Values defined inside the kernel are not captures.
+  llvm::DenseSet<const Value *> Inside;
+  walkStmts(K.getBody(), [&](const Stmt &S) {
+    if (const auto *A = dyn_cast<AllocStmt>(&S))
+      Inside.insert(A->getBuffer());
+    else if (const auto *L = dyn_cast<LetStmt>(&S))
+      Inside.insert(L->getVar());
+    else if (const auto *Fo = dyn_cast<ForStmt>(&S))
+      for (const LoopDim &D : Fo->getDims())
+        Inside.insert(D.Var.get());
+  });
+  for (const auto &V : K.getBlockIndices())
+    Inside.insert(V.get());
+  if (K.getThreadIndex())
+    Inside.insert(K.getThreadIndex());
+  // A captured buffer brings the dimensions its addressing needs.
+  llvm::SmallVector<const Value *> Worklist(Used.begin(), Used.end());
+  for (const Value *V : Worklist)
+    if (const auto *B = dyn_cast<BufferValue>(V)) {
+      for (const ExprPtr &D : B->getShape())
+        forEachUse(*D, [&](const Value *X) { Used.insert(X); });
+      for (const ExprPtr &D : B->getStrides())
+        forEachUse(*D, [&](const Value *X) { Used.insert(X); });
+    }
+  std::vector<KernelCapture> Out;
+  auto Take = [&](const Value *V) {
+    if (Used.count(V) && !Inside.count(V))
+      Out.push_back({V});
+  };
+  for (const auto &P : F.getParams())
+    Take(P.get());
+  for (const auto &D : F.getDims())
+    Take(D.get());
+  // Host lets and workspaces, in program order.
+  walkStmts(F.getBody(), [&](const Stmt &S) {
+    if (const auto *L = dyn_cast<LetStmt>(&S))
+      Take(L->getVar());
+    else if (const auto *A = dyn_cast<AllocStmt>(&S))
+      if (A->getBuffer()->getScope() == MemScope::Global)
+        Take(A->getBuffer());
+  });
+  return Out;
+}
+
+llvm::Error tile::emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
+                                    llvm::Module &LM,
+                                    KernelArtifact &Artifact) {
+  llvm::LLVMContext &C = LM.getContext();
+  for (const auto &F : M.getFunctions()) {
+    ArtifactEntry *Entry = nullptr;
+    for (ArtifactEntry &E : Artifact.Entries)
+      if (E.Name == F->getName())
+        Entry = &E;
+    if (!Entry) {
+      Artifact.Entries.push_back({});
+      Entry = &Artifact.Entries.back();
+      Entry->Name = F->getName().str();
+      Entry->Symbol = "tile_" + F->getName().str();
+    }
+    unsigned Index = 0;
+    llvm::Error Err = llvm::Error::success();
+    walkStmts(F->getBody(), [&](const Stmt &S) {
+      const auto *K = dyn_cast<KernelStmt>(&S);
+      if (!K || Err)
+        return;
+      KernelEmission KE;
+      KE.Kernel = K;
+      KE.Captures = getKernelCaptures(*F, *K);
+      std::string Name =
+          "tile_" + F->getName().str() + "_kernel" + std::to_string(Index++);
+      KE.Fn = T.createKernel(LM, Name, KE);
+      llvm::BasicBlock *Entry0 = llvm::BasicBlock::Create(C, "entry", KE.Fn);
+      llvm::IRBuilder<> B(Entry0);
+      LLVMEmitter Em(B, &T);
+      for (unsigned I = 0; I != KE.Captures.size(); ++I) {
+        const Value *V = KE.Captures[I].V;
+        if (const auto *Buf = dyn_cast<BufferValue>(V))
+          continue; // bound below, once dims are known
+        Em.bindScalar(V, T.getCapture(B, KE, I, getLLVMType(C, V->getDType())));
+      }
+      for (unsigned I = 0; I != KE.Captures.size(); ++I)
+        if (const auto *Buf = dyn_cast<BufferValue>(KE.Captures[I].V))
+          Em.bindBuffer(Buf, T.getCapture(B, KE, I,
+                                          llvm::PointerType::get(
+                                              C, T.getGlobalAddressSpace())));
+      for (unsigned D = 0; D != K->getBlockIndices().size(); ++D)
+        Em.bindScalar(K->getBlockIndices()[D].get(), T.getBlockIndex(B, KE, D));
+      if (llvm::Error E = Em.emitBlock(K->getBody(), KE)) {
+        Err = std::move(E);
+        return;
+      }
+      B.CreateRetVoid();
+      ArtifactKernel AK;
+      AK.Symbol = Name;
+      AK.GridRank = K->getGrid().size();
+      AK.Threads = K->getThreads()->getConstInt().value_or(1);
+      AK.SharedBytes = KE.SharedBytes;
+      AK.NumArgs = KE.Captures.size();
+      Entry->Kernels.push_back(std::move(AK));
+    });
+    if (Err)
+      return Err;
+  }
+  return llvm::Error::success();
+}

@@ -1,0 +1,531 @@
+//===- LLVMEmitter.cpp - Tile expressions and statements to LLVM ----------===//
+//
+// Expressions map one to one onto LLVM instructions (integer division and
+// remainder truncate as in C; floordiv/floormod/ceildiv round as their names
+// say; float-to-integer casts saturate). Loops become canonical counted
+// loops. Parallel loops are serial loops whose iterations LLVM is told are
+// independent (llvm.loop.parallel_accesses) and should be vectorized.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LLVMEmitter.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
+
+using namespace tile;
+using llvm::cast;
+using llvm::dyn_cast;
+
+llvm::Type *tile::getLLVMType(llvm::LLVMContext &C, DType T) {
+  switch (T) {
+  case DType::I1: return llvm::Type::getInt1Ty(C);
+  case DType::I8:
+  case DType::U8:
+  case DType::F8E4M3:
+  case DType::F8E5M2: return llvm::Type::getInt8Ty(C);
+  case DType::I16:
+  case DType::U16: return llvm::Type::getInt16Ty(C);
+  case DType::I32:
+  case DType::U32: return llvm::Type::getInt32Ty(C);
+  case DType::I64:
+  case DType::U64: return llvm::Type::getInt64Ty(C);
+  case DType::F16: return llvm::Type::getHalfTy(C);
+  case DType::BF16: return llvm::Type::getBFloatTy(C);
+  case DType::F32: return llvm::Type::getFloatTy(C);
+  case DType::F64: return llvm::Type::getDoubleTy(C);
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+llvm::Type *tile::getLLVMMemType(llvm::LLVMContext &C, DType T) {
+  if (T == DType::I1)
+    return llvm::Type::getInt8Ty(C);
+  return getLLVMType(C, T);
+}
+
+LLVMDeviceTarget::~LLVMDeviceTarget() = default;
+
+llvm::Value *LLVMDeviceTarget::emitMath(llvm::IRBuilder<> &B,
+                                        llvm::StringRef Name, llvm::Value *X) {
+  llvm::Intrinsic::ID ID = llvm::StringSwitch<llvm::Intrinsic::ID>(Name)
+                               .Case("exp", llvm::Intrinsic::exp)
+                               .Case("exp2", llvm::Intrinsic::exp2)
+                               .Case("log", llvm::Intrinsic::log)
+                               .Case("log2", llvm::Intrinsic::log2)
+                               .Case("sqrt", llvm::Intrinsic::sqrt)
+                               .Case("tanh", llvm::Intrinsic::tanh)
+                               .Default(llvm::Intrinsic::not_intrinsic);
+  assert(ID != llvm::Intrinsic::not_intrinsic && "unknown math function");
+  return B.CreateUnaryIntrinsic(ID, X);
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions and expressions
+//===----------------------------------------------------------------------===//
+
+llvm::Value *LLVMEmitter::convert(llvm::Value *V, DType From, DType To) {
+  if (From == To)
+    return V;
+  llvm::Type *ToTy = getLLVMType(C, To);
+  if (isBool(To)) {
+    if (isFloat(From))
+      return B.CreateFCmpUNE(V, llvm::ConstantFP::get(V->getType(), 0.0));
+    return B.CreateICmpNE(V, llvm::ConstantInt::get(V->getType(), 0));
+  }
+  if (isBool(From)) {
+    if (isFloat(To))
+      return B.CreateUIToFP(V, ToTy);
+    return B.CreateZExt(V, ToTy);
+  }
+  if (isInteger(From) && isInteger(To))
+    return isUnsigned(From) ? B.CreateZExtOrTrunc(V, ToTy)
+                            : B.CreateSExtOrTrunc(V, ToTy);
+  if (isInteger(From))
+    return isUnsigned(From) ? B.CreateUIToFP(V, ToTy) : B.CreateSIToFP(V, ToTy);
+  if (isInteger(To))
+    return B.CreateIntrinsic(isUnsigned(To) ? llvm::Intrinsic::fptoui_sat
+                                            : llvm::Intrinsic::fptosi_sat,
+                             {ToTy, V->getType()}, {V});
+  // Float to float; half <-> bfloat go through float.
+  if ((From == DType::F16 && To == DType::BF16) ||
+      (From == DType::BF16 && To == DType::F16))
+    V = B.CreateFPExt(V, B.getFloatTy());
+  if (V->getType()->getPrimitiveSizeInBits() < ToTy->getPrimitiveSizeInBits())
+    return B.CreateFPExt(V, ToTy);
+  return B.CreateFPTrunc(V, ToTy);
+}
+
+/// floor(a / b) for signed integers.
+static llvm::Value *floorDiv(llvm::IRBuilder<> &B, llvm::Value *A,
+                             llvm::Value *D) {
+  llvm::Value *Q = B.CreateSDiv(A, D);
+  llvm::Value *R = B.CreateSRem(A, D);
+  llvm::Value *Zero = llvm::ConstantInt::get(A->getType(), 0);
+  llvm::Value *Adjust = B.CreateAnd(
+      B.CreateICmpNE(R, Zero), B.CreateICmpSLT(B.CreateXor(R, D), Zero));
+  return B.CreateSub(Q, B.CreateZExt(Adjust, A->getType()));
+}
+
+llvm::Value *LLVMEmitter::emitIntrinsic(const CallExpr &Call) {
+  llvm::ArrayRef<ExprPtr> Args = Call.getArgs();
+  DType Ty = Args[Call.getIntrinsic() == Intrinsic::Select ? 1 : 0]->getDType();
+  bool F = isFloat(Ty), U = isUnsigned(Ty);
+  auto Arg = [&](unsigned I) { return emit(*Args[I]); };
+  switch (Call.getIntrinsic()) {
+  case Intrinsic::Select: {
+    llvm::Value *Cond = Arg(0);
+    llvm::Value *T = Arg(1), *E = Arg(2);
+    return B.CreateSelect(Cond, T, E);
+  }
+  case Intrinsic::Min:
+  case Intrinsic::Max: {
+    bool Max = Call.getIntrinsic() == Intrinsic::Max;
+    llvm::Value *X = Arg(0), *Y = Arg(1);
+    if (F)
+      return B.CreateBinaryIntrinsic(Max ? llvm::Intrinsic::maxnum
+                                         : llvm::Intrinsic::minnum, X, Y);
+    if (isBool(Ty))
+      return Max ? B.CreateOr(X, Y) : B.CreateAnd(X, Y);
+    return B.CreateBinaryIntrinsic(
+        Max ? (U ? llvm::Intrinsic::umax : llvm::Intrinsic::smax)
+            : (U ? llvm::Intrinsic::umin : llvm::Intrinsic::smin),
+        X, Y);
+  }
+  case Intrinsic::Abs: {
+    llvm::Value *X = Arg(0);
+    if (F)
+      return B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, X);
+    if (U)
+      return X;
+    return B.CreateBinaryIntrinsic(llvm::Intrinsic::abs, X, B.getFalse());
+  }
+  case Intrinsic::Exp:
+    return Target ? Target->emitMath(B, "exp", Arg(0))
+                  : B.CreateUnaryIntrinsic(llvm::Intrinsic::exp, Arg(0));
+  case Intrinsic::Exp2:
+    return Target ? Target->emitMath(B, "exp2", Arg(0))
+                  : B.CreateUnaryIntrinsic(llvm::Intrinsic::exp2, Arg(0));
+  case Intrinsic::Log:
+    return Target ? Target->emitMath(B, "log", Arg(0))
+                  : B.CreateUnaryIntrinsic(llvm::Intrinsic::log, Arg(0));
+  case Intrinsic::Log2:
+    return Target ? Target->emitMath(B, "log2", Arg(0))
+                  : B.CreateUnaryIntrinsic(llvm::Intrinsic::log2, Arg(0));
+  case Intrinsic::Sqrt:
+    return Target ? Target->emitMath(B, "sqrt", Arg(0))
+                  : B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, Arg(0));
+  case Intrinsic::Tanh:
+    return Target ? Target->emitMath(B, "tanh", Arg(0))
+                  : B.CreateUnaryIntrinsic(llvm::Intrinsic::tanh, Arg(0));
+  case Intrinsic::Rsqrt: {
+    llvm::Value *X = Arg(0);
+    llvm::Value *S = Target ? Target->emitMath(B, "sqrt", X)
+                            : B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, X);
+    return B.CreateFDiv(llvm::ConstantFP::get(X->getType(), 1.0), S);
+  }
+  case Intrinsic::CeilDiv:
+  case Intrinsic::FloorDiv:
+  case Intrinsic::FloorMod: {
+    llvm::Value *X = Arg(0), *Y = Arg(1);
+    llvm::Intrinsic::ID Unused = llvm::Intrinsic::not_intrinsic;
+    (void)Unused;
+    if (U) {
+      if (Call.getIntrinsic() == Intrinsic::FloorDiv)
+        return B.CreateUDiv(X, Y);
+      if (Call.getIntrinsic() == Intrinsic::FloorMod)
+        return B.CreateURem(X, Y);
+      llvm::Value *One = llvm::ConstantInt::get(X->getType(), 1);
+      return B.CreateUDiv(B.CreateAdd(X, B.CreateSub(Y, One)), Y);
+    }
+    if (Call.getIntrinsic() == Intrinsic::FloorDiv)
+      return floorDiv(B, X, Y);
+    if (Call.getIntrinsic() == Intrinsic::FloorMod)
+      return B.CreateSub(X, B.CreateMul(floorDiv(B, X, Y), Y));
+    // ceildiv(a, b) = -floordiv(-a, b)
+    return B.CreateNeg(floorDiv(B, B.CreateNeg(X), Y));
+  }
+  }
+  llvm_unreachable("unknown intrinsic");
+}
+
+llvm::Value *LLVMEmitter::emit(const Expr &E) {
+  llvm::Type *Ty = getLLVMType(C, E.getDType());
+  switch (E.getKind()) {
+  case Expr::Kind::IntLit:
+    return llvm::ConstantInt::get(Ty, cast<IntLitExpr>(E).getValue(),
+                                  !isUnsigned(E.getDType()));
+  case Expr::Kind::FloatLit:
+    return llvm::ConstantFP::get(Ty, cast<FloatLitExpr>(E).getValue());
+  case Expr::Kind::Inf:
+    return llvm::ConstantFP::getInfinity(Ty);
+  case Expr::Kind::Ref: {
+    llvm::Value *V = Scalars.lookup(cast<RefExpr>(E).getValue());
+    assert(V && "use of a value with no LLVM binding");
+    return V;
+  }
+  case Expr::Kind::Load: {
+    const auto &L = cast<LoadExpr>(E);
+    return load(L.getBuffer(), L.getIndices());
+  }
+  case Expr::Kind::Cast: {
+    const auto &Cst = cast<CastExpr>(E);
+    return convert(emit(*Cst.getOperand()), Cst.getOperand()->getDType(),
+                   Cst.getDType());
+  }
+  case Expr::Kind::Unary: {
+    const auto &U = cast<UnaryExpr>(E);
+    llvm::Value *X = emit(*U.getOperand());
+    if (U.getOp() == UnaryOp::Not)
+      return B.CreateNot(X);
+    return isFloat(U.getDType()) ? B.CreateFNeg(X) : B.CreateNeg(X);
+  }
+  case Expr::Kind::Call:
+    return emitIntrinsic(cast<CallExpr>(E));
+  case Expr::Kind::Binary: {
+    const auto &Bin = cast<BinaryExpr>(E);
+    llvm::Value *L = emit(*Bin.getLHS()), *R = emit(*Bin.getRHS());
+    DType OT = Bin.getLHS()->getDType();
+    bool F = isFloat(OT), U = isUnsigned(OT) || isBool(OT);
+    switch (Bin.getOp()) {
+    case BinaryOp::Add: return F ? B.CreateFAdd(L, R) : B.CreateAdd(L, R);
+    case BinaryOp::Sub: return F ? B.CreateFSub(L, R) : B.CreateSub(L, R);
+    case BinaryOp::Mul: return F ? B.CreateFMul(L, R) : B.CreateMul(L, R);
+    case BinaryOp::Div:
+      return F ? B.CreateFDiv(L, R) : U ? B.CreateUDiv(L, R) : B.CreateSDiv(L, R);
+    case BinaryOp::Rem:
+      return F ? B.CreateFRem(L, R) : U ? B.CreateURem(L, R) : B.CreateSRem(L, R);
+    case BinaryOp::And:
+    case BinaryOp::LogicalAnd: return B.CreateAnd(L, R);
+    case BinaryOp::Or:
+    case BinaryOp::LogicalOr: return B.CreateOr(L, R);
+    case BinaryOp::Xor: return B.CreateXor(L, R);
+    case BinaryOp::Shl: return B.CreateShl(L, R);
+    case BinaryOp::Shr: return U ? B.CreateLShr(L, R) : B.CreateAShr(L, R);
+    case BinaryOp::Eq: return F ? B.CreateFCmpOEQ(L, R) : B.CreateICmpEQ(L, R);
+    case BinaryOp::Ne: return F ? B.CreateFCmpUNE(L, R) : B.CreateICmpNE(L, R);
+    case BinaryOp::Lt:
+      return F ? B.CreateFCmpOLT(L, R) : U ? B.CreateICmpULT(L, R) : B.CreateICmpSLT(L, R);
+    case BinaryOp::Le:
+      return F ? B.CreateFCmpOLE(L, R) : U ? B.CreateICmpULE(L, R) : B.CreateICmpSLE(L, R);
+    case BinaryOp::Gt:
+      return F ? B.CreateFCmpOGT(L, R) : U ? B.CreateICmpUGT(L, R) : B.CreateICmpSGT(L, R);
+    case BinaryOp::Ge:
+      return F ? B.CreateFCmpOGE(L, R) : U ? B.CreateICmpUGE(L, R) : B.CreateICmpSGE(L, R);
+    }
+  }
+  }
+  llvm_unreachable("unknown expression");
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+void LLVMEmitter::bindBuffer(const BufferValue *Buf, llvm::Value *Base) {
+  BufferBinding Bd;
+  Bd.Base = Base;
+  Bd.ElemTy = getLLVMMemType(C, Buf->getDType());
+  Bd.ParallelDepthAtAlloc = AccessGroups.size();
+  unsigned R = Buf->getRank();
+  Bd.Strides.assign(R, nullptr);
+  auto AsI64 = [&](const Expr &E) {
+    return B.CreateSExt(emit(E), B.getInt64Ty());
+  };
+  if (!Buf->getStrides().empty()) {
+    for (unsigned D = 0; D != R; ++D)
+      Bd.Strides[D] = AsI64(*Buf->getStrides()[D]);
+  } else {
+    llvm::Value *S = B.getInt64(1);
+    for (unsigned D = R; D-- > 0;) {
+      Bd.Strides[D] = S;
+      if (D)
+        S = B.CreateMul(S, AsI64(*Buf->getShape()[D]));
+    }
+  }
+  Buffers[Buf] = std::move(Bd);
+}
+
+llvm::Value *LLVMEmitter::address(const BufferValue *Buf,
+                                  llvm::ArrayRef<ExprPtr> Idx) {
+  const BufferBinding *Bd = lookupBuffer(Buf);
+  assert(Bd && "buffer has no LLVM binding");
+  if (Idx.empty())
+    return Bd->Base;
+  llvm::Value *Off = nullptr;
+  for (unsigned D = 0; D != Idx.size(); ++D) {
+    llvm::Value *I = B.CreateSExt(emit(*Idx[D]), B.getInt64Ty());
+    llvm::Value *T = B.CreateMul(I, Bd->Strides[D], "", /*HasNUW=*/false,
+                                 /*HasNSW=*/true);
+    Off = Off ? B.CreateAdd(Off, T, "", false, true) : T;
+  }
+  return B.CreateInBoundsGEP(Bd->ElemTy, Bd->Base, Off);
+}
+
+void LLVMEmitter::tagAccess(llvm::Instruction *I, const BufferValue *Buf) {
+  const BufferBinding *Bd = lookupBuffer(Buf);
+  if (Buf->getScope() == MemScope::Var || AccessGroups.empty())
+    return;
+  // Only the parallel loops outside the buffer's allocation see the same
+  // memory in every iteration.
+  llvm::SmallVector<llvm::Metadata *> Groups;
+  for (unsigned G = Bd->ParallelDepthAtAlloc; G < AccessGroups.size(); ++G)
+    Groups.push_back(AccessGroups[G]);
+  if (Groups.empty())
+    return;
+  llvm::MDNode *MD = Groups.size() == 1 ? cast<llvm::MDNode>(Groups.front())
+                                        : llvm::MDNode::get(C, Groups);
+  I->setMetadata(llvm::LLVMContext::MD_access_group, MD);
+}
+
+llvm::Value *LLVMEmitter::load(const BufferValue *Buf,
+                               llvm::ArrayRef<ExprPtr> Idx) {
+  llvm::Value *Addr = address(Buf, Idx);
+  llvm::Type *MemTy = getLLVMMemType(C, Buf->getDType());
+  llvm::LoadInst *L = B.CreateLoad(MemTy, Addr);
+  tagAccess(L, Buf);
+  if (Buf->getDType() == DType::I1)
+    return B.CreateTrunc(L, B.getInt1Ty());
+  return L;
+}
+
+void LLVMEmitter::store(const BufferValue *Buf, llvm::ArrayRef<ExprPtr> Idx,
+                        llvm::Value *V) {
+  if (Buf->getDType() == DType::I1)
+    V = B.CreateZExt(V, B.getInt8Ty());
+  llvm::Value *Addr = address(Buf, Idx);
+  llvm::StoreInst *S = B.CreateStore(V, Addr);
+  tagAccess(S, Buf);
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+llvm::Error LLVMEmitter::emitBlock(const Block &Blk, KernelEmission &K) {
+  for (const StmtPtr &S : Blk.Stmts)
+    if (llvm::Error E = emitStmt(*S, K))
+      return E;
+  return llvm::Error::success();
+}
+
+llvm::Error LLVMEmitter::emitStmt(const Stmt &S, KernelEmission &K) {
+  switch (S.getKind()) {
+  case Stmt::Kind::Alloc: {
+    const BufferValue *Buf = cast<AllocStmt>(S).getBuffer();
+    if (Buf->getScope() == MemScope::Global)
+      return llvm::createStringError("global workspace '%" + Buf->getName() +
+                                     "' inside a kernel");
+    std::optional<std::vector<int64_t>> Shape = Buf->getConstShape();
+    if (!Shape)
+      return llvm::createStringError("on-chip buffer '%" + Buf->getName() +
+                                     "' has a non-constant shape");
+    uint64_t N = 1;
+    for (int64_t D : *Shape)
+      N *= D;
+    llvm::Value *Base = Target->allocateOnChip(
+        B, K, *Buf, getLLVMMemType(C, Buf->getDType()), N);
+    bindBuffer(Buf, Base);
+    return llvm::Error::success();
+  }
+  case Stmt::Kind::Let: {
+    const auto &L = cast<LetStmt>(S);
+    bindScalar(L.getVar(), emit(*L.getInit()));
+    return llvm::Error::success();
+  }
+  case Stmt::Kind::Store: {
+    const auto &St = cast<StoreStmt>(S);
+    store(St.getBuffer(), St.getIndices(), emit(*St.getValue()));
+    return llvm::Error::success();
+  }
+  case Stmt::Kind::For:
+    return emitFor(cast<ForStmt>(S), K);
+  case Stmt::Kind::If:
+    return emitIf(cast<IfStmt>(S), K);
+  case Stmt::Kind::Op:
+    return emitOp(cast<OpStmt>(S), K);
+  case Stmt::Kind::Kernel:
+    return llvm::createStringError("nested kernel in device code");
+  }
+  llvm_unreachable("unknown statement");
+}
+
+namespace {
+/// One counted loop: header with the induction variable, body, latch.
+struct LoopBlocks {
+  llvm::BasicBlock *Header, *Body, *Latch, *Exit;
+  llvm::PHINode *IV;
+};
+} // namespace
+
+static LoopBlocks beginLoop(llvm::IRBuilder<> &B, llvm::Value *Lo,
+                            llvm::Value *Hi, bool Unsigned) {
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  llvm::LLVMContext &C = B.getContext();
+  LoopBlocks L;
+  llvm::BasicBlock *Pre = B.GetInsertBlock();
+  L.Header = llvm::BasicBlock::Create(C, "loop.header", F);
+  L.Body = llvm::BasicBlock::Create(C, "loop.body", F);
+  L.Latch = llvm::BasicBlock::Create(C, "loop.latch", F);
+  L.Exit = llvm::BasicBlock::Create(C, "loop.exit", F);
+  B.CreateBr(L.Header);
+  B.SetInsertPoint(L.Header);
+  L.IV = B.CreatePHI(Lo->getType(), 2, "iv");
+  L.IV->addIncoming(Lo, Pre);
+  llvm::Value *Cond = Unsigned ? B.CreateICmpULT(L.IV, Hi) : B.CreateICmpSLT(L.IV, Hi);
+  B.CreateCondBr(Cond, L.Body, L.Exit);
+  B.SetInsertPoint(L.Body);
+  return L;
+}
+
+static void endLoop(llvm::IRBuilder<> &B, LoopBlocks &L, llvm::Value *Step,
+                    llvm::MDNode *LoopMD) {
+  B.CreateBr(L.Latch);
+  B.SetInsertPoint(L.Latch);
+  llvm::Value *Next = B.CreateAdd(L.IV, Step, "iv.next");
+  L.IV->addIncoming(Next, L.Latch);
+  llvm::BranchInst *Back = B.CreateBr(L.Header);
+  if (LoopMD)
+    Back->setMetadata(llvm::LLVMContext::MD_loop, LoopMD);
+  B.SetInsertPoint(L.Exit);
+}
+
+/// `!llvm.loop` with a self reference and the given properties.
+static llvm::MDNode *loopMetadata(llvm::LLVMContext &C,
+                                  llvm::ArrayRef<llvm::Metadata *> Props) {
+  llvm::SmallVector<llvm::Metadata *> Ops;
+  Ops.push_back(nullptr);
+  Ops.append(Props.begin(), Props.end());
+  llvm::MDNode *N = llvm::MDNode::getDistinct(C, Ops);
+  N->replaceOperandWith(0, N);
+  return N;
+}
+
+llvm::Error LLVMEmitter::emitFor(const ForStmt &F, KernelEmission &K) {
+  bool Parallel = F.getLoopKind() == LoopKind::Parallel;
+  llvm::MDNode *Group = nullptr;
+  if (Parallel && Target && Target->annotateParallelLoops()) {
+    Group = llvm::MDNode::getDistinct(C, {});
+    AccessGroups.push_back(Group);
+  }
+  std::vector<LoopBlocks> Loops;
+  for (const LoopDim &D : F.getDims()) {
+    llvm::Type *IVTy = getLLVMType(C, D.Var->getDType());
+    llvm::Value *Lo = D.Lo ? emit(*D.Lo) : llvm::ConstantInt::get(IVTy, 0);
+    llvm::Value *Hi = emit(*D.Hi);
+    Loops.push_back(beginLoop(B, Lo, Hi, isUnsigned(D.Var->getDType())));
+    bindScalar(D.Var.get(), Loops.back().IV);
+  }
+  if (llvm::Error E = emitBlock(F.getBody(), K))
+    return E;
+  if (Group)
+    AccessGroups.pop_back();
+  for (unsigned I = Loops.size(); I-- > 0;) {
+    llvm::SmallVector<llvm::Metadata *> Props;
+    Props.push_back(llvm::MDNode::get(C, llvm::MDString::get(C, "llvm.loop.mustprogress")));
+    if (Group)
+      Props.push_back(llvm::MDNode::get(
+          C, {llvm::MDString::get(C, "llvm.loop.parallel_accesses"), Group}));
+    if (Parallel && I + 1 == Loops.size() && Target &&
+        Target->annotateParallelLoops())
+      Props.push_back(llvm::MDNode::get(
+          C, {llvm::MDString::get(C, "llvm.loop.vectorize.enable"),
+              llvm::ConstantAsMetadata::get(B.getTrue())}));
+    if (F.getLoopKind() == LoopKind::Unroll)
+      Props.push_back(
+          llvm::MDNode::get(C, llvm::MDString::get(C, "llvm.loop.unroll.full")));
+    llvm::Value *Step = llvm::ConstantInt::get(Loops[I].IV->getType(), 1);
+    if (F.getStep())
+      Step = emit(*F.getStep());
+    endLoop(B, Loops[I], Step, loopMetadata(C, Props));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error LLVMEmitter::emitIf(const IfStmt &I, KernelEmission &K) {
+  llvm::Function *Fn = B.GetInsertBlock()->getParent();
+  llvm::BasicBlock *Then = llvm::BasicBlock::Create(C, "if.then", Fn);
+  llvm::BasicBlock *Else =
+      I.hasElse() ? llvm::BasicBlock::Create(C, "if.else", Fn) : nullptr;
+  llvm::BasicBlock *Merge = llvm::BasicBlock::Create(C, "if.end", Fn);
+  B.CreateCondBr(emit(*I.getCond()), Then, Else ? Else : Merge);
+  B.SetInsertPoint(Then);
+  if (llvm::Error E = emitBlock(I.getThen(), K))
+    return E;
+  B.CreateBr(Merge);
+  if (Else) {
+    B.SetInsertPoint(Else);
+    if (llvm::Error E = emitBlock(I.getElse(), K))
+      return E;
+    B.CreateBr(Merge);
+  }
+  B.SetInsertPoint(Merge);
+  return llvm::Error::success();
+}
+
+llvm::Error LLVMEmitter::emitOp(const OpStmt &Op, KernelEmission &K) {
+  if (Op.getName() == "atomic_elem") {
+    const Region &Dst = Op.getOperand("dst").R;
+    std::vector<ExprPtr> Idx;
+    for (const RegionIndex &I : Dst.Indices)
+      Idx.push_back(I.Offset->clone());
+    DType Ty = Dst.Buf->getDType();
+    const Expr &ValE = *Op.getOperand("value").E;
+    llvm::Value *V = convert(emit(ValE), ValE.getDType(), Ty);
+    llvm::Value *Addr = address(Dst.Buf, Idx);
+    std::string Kind = Op.getAttrOrDefault("kind").getStr().str();
+    bool F = isFloat(Ty), U = isUnsigned(Ty);
+    llvm::AtomicRMWInst::BinOp RMW =
+        Kind == "add" ? (F ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add)
+        : Kind == "max"
+            ? (F ? llvm::AtomicRMWInst::FMax
+                 : U ? llvm::AtomicRMWInst::UMax : llvm::AtomicRMWInst::Max)
+            : (F ? llvm::AtomicRMWInst::FMin
+                 : U ? llvm::AtomicRMWInst::UMin : llvm::AtomicRMWInst::Min);
+    B.CreateAtomicRMW(RMW, Addr, V, llvm::MaybeAlign(),
+                      llvm::AtomicOrdering::Monotonic);
+    return llvm::Error::success();
+  }
+  return llvm::createStringError(
+      "op '" + Op.getName() +
+      "' reached code generation; the target's pipeline must lower it first");
+}

@@ -1,0 +1,215 @@
+//===- KernelArtifact.cpp - Export and import of artifacts ----------------===//
+//
+// The file format: the magic "TILEART\0", a little-endian u32 version,
+// then every field in a fixed order; strings and lists are prefixed by
+// their u64 length. Reading checks every length against what is left, so a
+// truncated or corrupt file is an error, not a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Exec/KernelArtifact.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tile;
+
+static constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'A', 'R', 'T', '\0'};
+static constexpr uint32_t kVersion = 1;
+
+const ArtifactEntry *KernelArtifact::findEntry(llvm::StringRef Name) const {
+  for (const ArtifactEntry &E : Entries)
+    if (E.Name == Name)
+      return &E;
+  return nullptr;
+}
+
+namespace {
+class Writer {
+public:
+  void u64(uint64_t V) {
+    for (int I = 0; I != 8; ++I)
+      Out += char((V >> (8 * I)) & 0xff);
+  }
+  void str(llvm::StringRef S) {
+    u64(S.size());
+    Out += S;
+  }
+  void strs(const std::vector<std::string> &V) {
+    u64(V.size());
+    for (const std::string &S : V)
+      str(S);
+  }
+  std::string Out;
+};
+
+class Reader {
+public:
+  explicit Reader(llvm::StringRef B) : Buf(B) {}
+  bool u64(uint64_t &V) {
+    if (Buf.size() < 8)
+      return fail();
+    V = 0;
+    for (int I = 0; I != 8; ++I)
+      V |= uint64_t(uint8_t(Buf[I])) << (8 * I);
+    Buf = Buf.drop_front(8);
+    return true;
+  }
+  bool str(std::string &S) {
+    uint64_t N;
+    if (!u64(N) || N > Buf.size())
+      return fail();
+    S = Buf.take_front(N).str();
+    Buf = Buf.drop_front(N);
+    return true;
+  }
+  bool strs(std::vector<std::string> &V) {
+    uint64_t N;
+    if (!u64(N) || N > Buf.size())
+      return fail();
+    V.resize(N);
+    for (std::string &S : V)
+      if (!str(S))
+        return false;
+    return true;
+  }
+  bool fail() {
+    Failed = true;
+    return false;
+  }
+  llvm::StringRef Buf;
+  bool Failed = false;
+};
+} // namespace
+
+std::string KernelArtifact::serialize() const {
+  Writer W;
+  W.Out.append(kMagic, sizeof(kMagic));
+  W.u64(kVersion);
+  W.str(Target);
+  W.str(ExecBackend);
+  W.u64(uint64_t(DeviceFmt));
+  W.str(DeviceCode);
+  W.str(DeviceSource);
+  W.str(HostObject);
+  W.str(HostIR);
+  W.u64(Entries.size());
+  for (const ArtifactEntry &E : Entries) {
+    W.str(E.Name);
+    W.str(E.Symbol);
+    W.u64(E.Params.size());
+    for (const ArtifactParam &P : E.Params) {
+      W.str(P.Name);
+      W.u64(uint64_t(P.K) | uint64_t(P.TypeCode) << 8 | uint64_t(P.Bits) << 16);
+      W.str(P.DType);
+      W.strs(P.Shape);
+      W.strs(P.Strides);
+    }
+    W.u64(E.Kernels.size());
+    for (const ArtifactKernel &K : E.Kernels) {
+      W.str(K.Symbol);
+      W.u64(K.GridRank);
+      W.u64(uint64_t(K.Threads));
+      W.u64(uint64_t(K.SharedBytes));
+      W.u64(K.NumArgs);
+    }
+  }
+  W.u64(Notes.size());
+  for (const auto &[K, V] : Notes) {
+    W.str(K);
+    W.str(V);
+  }
+  return W.Out;
+}
+
+llvm::Expected<KernelArtifact> KernelArtifact::deserialize(llvm::StringRef Bytes) {
+  auto Corrupt = [](const llvm::Twine &Why) {
+    return llvm::createStringError("corrupt Tile artifact: " + Why);
+  };
+  if (Bytes.size() < sizeof(kMagic) ||
+      Bytes.take_front(sizeof(kMagic)) != llvm::StringRef(kMagic, sizeof(kMagic)))
+    return Corrupt("bad magic (not a Tile artifact)");
+  Reader R(Bytes.drop_front(sizeof(kMagic)));
+  KernelArtifact A;
+  uint64_t Version = 0, Fmt = 0, NEntries = 0, NNotes = 0;
+  if (!R.u64(Version))
+    return Corrupt("truncated header");
+  if (Version != kVersion)
+    return Corrupt("version " + llvm::Twine(Version) + ", expected " +
+                   llvm::Twine(kVersion));
+  R.str(A.Target) && R.str(A.ExecBackend) && R.u64(Fmt) && R.str(A.DeviceCode) &&
+      R.str(A.DeviceSource) && R.str(A.HostObject) && R.str(A.HostIR) &&
+      R.u64(NEntries);
+  if (R.Failed || NEntries > R.Buf.size())
+    return Corrupt("truncated");
+  if (Fmt >= getDeviceFormats().size())
+    return Corrupt("unknown device format " + llvm::Twine(Fmt));
+  A.DeviceFmt = DeviceFormat(Fmt);
+  for (uint64_t I = 0; I != NEntries && !R.Failed; ++I) {
+    ArtifactEntry E;
+    uint64_t NP = 0, NK = 0;
+    R.str(E.Name) && R.str(E.Symbol) && R.u64(NP);
+    if (NP > R.Buf.size())
+      return Corrupt("truncated");
+    for (uint64_t J = 0; J != NP && !R.Failed; ++J) {
+      ArtifactParam P;
+      uint64_t Packed = 0;
+      R.str(P.Name) && R.u64(Packed) && R.str(P.DType) && R.strs(P.Shape) &&
+          R.strs(P.Strides);
+      if ((Packed & 0xff) > 2)
+        return Corrupt("bad parameter kind");
+      P.K = ArtifactParam::Kind(Packed & 0xff);
+      P.TypeCode = (Packed >> 8) & 0xff;
+      P.Bits = (Packed >> 16) & 0xff;
+      E.Params.push_back(std::move(P));
+    }
+    R.u64(NK);
+    if (NK > R.Buf.size())
+      return Corrupt("truncated");
+    for (uint64_t J = 0; J != NK && !R.Failed; ++J) {
+      ArtifactKernel K;
+      uint64_t Rank = 0, Threads = 0, Shared = 0, NArgs = 0;
+      R.str(K.Symbol) && R.u64(Rank) && R.u64(Threads) && R.u64(Shared) &&
+          R.u64(NArgs);
+      K.GridRank = Rank;
+      K.Threads = int64_t(Threads);
+      K.SharedBytes = int64_t(Shared);
+      K.NumArgs = NArgs;
+      E.Kernels.push_back(std::move(K));
+    }
+    A.Entries.push_back(std::move(E));
+  }
+  R.u64(NNotes);
+  if (R.Failed || NNotes > R.Buf.size())
+    return Corrupt("truncated");
+  for (uint64_t I = 0; I != NNotes && !R.Failed; ++I) {
+    std::string K, V;
+    R.str(K) && R.str(V);
+    A.Notes[K] = V;
+  }
+  if (R.Failed)
+    return Corrupt("truncated");
+  if (!R.Buf.empty())
+    return Corrupt(llvm::Twine(R.Buf.size()) + " trailing bytes");
+  return A;
+}
+
+llvm::Error KernelArtifact::writeToFile(llvm::StringRef Path) const {
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_None);
+  if (EC)
+    return llvm::createStringError("cannot write '" + Path + "': " + EC.message());
+  OS << serialize();
+  return llvm::Error::success();
+}
+
+llvm::Expected<KernelArtifact> KernelArtifact::readFromFile(llvm::StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false);
+  if (!Buf)
+    return llvm::createStringError("cannot read '" + Path +
+                                   "': " + Buf.getError().message());
+  auto A = deserialize((*Buf)->getBuffer());
+  if (!A)
+    return llvm::createStringError("'" + Path + "': " + toString(A.takeError()));
+  return A;
+}

@@ -1,0 +1,242 @@
+//===- OrcExecutor.cpp - The `orc` execution backend ----------------------===//
+//
+// Runs host and CPU device code in this process. Build -> Load: the
+// artifact's host and device objects are linked by an ORC LLJIT instance,
+// with the runtime's C ABI functions defined as absolute symbols. Launch:
+// the grid's blocks are handed out to LLVM's thread pool, each worker
+// taking the next block index until none is left.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Exec/Executor.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+using namespace tile;
+
+namespace {
+
+using KernelFn = void (*)(void **, int32_t, int32_t, int32_t);
+using EntryFn = int32_t (*)(const TileArg *, int32_t, void *);
+
+class OrcExecutor;
+
+class OrcLoaded : public LoadedArtifact {
+public:
+  OrcLoaded(const KernelArtifact &A, OrcExecutor &E,
+            std::unique_ptr<llvm::orc::LLJIT> J)
+      : LoadedArtifact(A), Exec(E), JIT(std::move(J)) {}
+
+  llvm::Error resolve();
+  llvm::Error call(llvm::StringRef Entry,
+                   llvm::ArrayRef<TileArg> Args) override;
+
+private:
+  struct EntryTable {
+    EntryFn Fn;
+    std::vector<KernelFn> Kernels;
+  };
+  OrcExecutor &Exec;
+  std::unique_ptr<llvm::orc::LLJIT> JIT;
+  llvm::StringMap<EntryTable> Entries;
+  friend class OrcCall;
+};
+
+class OrcExecutor : public Executor {
+public:
+  explicit OrcExecutor(const ExecutorOptions &Opts)
+      : Pool(llvm::hardware_concurrency(Opts.NumThreads)),
+        NumWorkers(Opts.NumThreads ? Opts.NumThreads
+                                   : llvm::hardware_concurrency().compute_thread_count()) {}
+
+  ExecBackendKind getKind() const override { return ExecBackendKind::Orc; }
+  int32_t getDLDeviceType() const override { return 1; /* kDLCPU */ }
+
+  llvm::Expected<std::unique_ptr<LoadedArtifact>>
+  load(const KernelArtifact &A) override;
+
+  llvm::Expected<void *> allocate(size_t Bytes) override {
+    void *P = std::aligned_alloc(64, std::max<size_t>(64, (Bytes + 63) / 64 * 64));
+    if (!P)
+      return llvm::createStringError("cannot allocate " + llvm::Twine(Bytes) +
+                                     " bytes of host memory");
+    return P;
+  }
+  void deallocate(void *P) override { std::free(P); }
+  llvm::Error copyToDevice(void *Dst, const void *Src, size_t Bytes) override {
+    std::memcpy(Dst, Src, Bytes);
+    return llvm::Error::success();
+  }
+  llvm::Error copyFromDevice(void *Dst, const void *Src, size_t Bytes) override {
+    std::memcpy(Dst, Src, Bytes);
+    return llvm::Error::success();
+  }
+  llvm::Error synchronize() override { return llvm::Error::success(); }
+
+  /// Runs \p Fn for every block of the grid on the pool.
+  void runGrid(KernelFn Fn, void **Args, int32_t GX, int32_t GY, int32_t GZ) {
+    int64_t Total = int64_t(GX) * GY * GZ;
+    if (Total <= 0)
+      return;
+    std::lock_guard<std::mutex> Lock(LaunchMutex);
+    std::atomic<int64_t> Next{0};
+    auto Work = [&] {
+      for (int64_t B; (B = Next.fetch_add(1)) < Total;)
+        Fn(Args, int32_t(B % GX), int32_t((B / GX) % GY),
+           int32_t(B / (int64_t(GX) * GY)));
+    };
+    int64_t Tasks = std::min<int64_t>(NumWorkers, Total);
+    if (Tasks <= 1) {
+      Work();
+      return;
+    }
+    for (int64_t T = 0; T != Tasks; ++T)
+      Pool.async(Work);
+    Pool.wait();
+  }
+
+private:
+  llvm::DefaultThreadPool Pool;
+  unsigned NumWorkers;
+  std::mutex LaunchMutex;
+};
+
+class OrcCall : public RuntimeCall {
+public:
+  OrcCall(OrcExecutor &E, const OrcLoaded::EntryTable &T) : Exec(E), Table(T) {}
+
+  int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
+                 int32_t Threads, int64_t SharedBytes) override {
+    if (Index < 0 || size_t(Index) >= Table.Kernels.size())
+      return fail("host code launched kernel #" + std::to_string(Index) +
+                  ", but the entry has " + std::to_string(Table.Kernels.size()));
+    if (GX < 0 || GY < 0 || GZ < 0)
+      return fail("negative grid dimension (" + std::to_string(GX) + ", " +
+                  std::to_string(GY) + ", " + std::to_string(GZ) + ")");
+    Exec.runGrid(Table.Kernels[Index], Args, GX, GY, GZ);
+    return 0;
+  }
+
+  void *allocWorkspace(int64_t Bytes) override {
+    void *P = std::calloc(1, std::max<int64_t>(Bytes, 1));
+    if (!P)
+      fail("cannot allocate a workspace of " + std::to_string(Bytes) + " bytes");
+    return P;
+  }
+  void freeWorkspace(void *P) override { std::free(P); }
+
+private:
+  OrcExecutor &Exec;
+  const OrcLoaded::EntryTable &Table;
+};
+
+llvm::Error OrcLoaded::resolve() {
+  for (const ArtifactEntry &E : Artifact.Entries) {
+    EntryTable T;
+    auto Sym = JIT->lookup(E.Symbol);
+    if (!Sym)
+      return Sym.takeError();
+    T.Fn = Sym->toPtr<EntryFn>();
+    for (const ArtifactKernel &K : E.Kernels) {
+      auto KS = JIT->lookup(K.Symbol);
+      if (!KS)
+        return KS.takeError();
+      T.Kernels.push_back(KS->toPtr<KernelFn>());
+    }
+    Entries[E.Name] = std::move(T);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error OrcLoaded::call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args) {
+  auto It = Entries.find(Entry);
+  if (It == Entries.end()) {
+    std::string Known;
+    for (const ArtifactEntry &E : Artifact.Entries)
+      Known += (Known.empty() ? "" : ", ") + E.Name;
+    return llvm::createStringError("no entry point '" + Entry +
+                                   "' in the artifact; it has: " + Known);
+  }
+  OrcCall Call(Exec, It->second);
+  int32_t RC = It->second.Fn(Args.data(), Args.size(), &Call);
+  if (RC != 0)
+    return llvm::createStringError(Call.Error.empty()
+                                       ? "entry '" + Entry.str() +
+                                             "' failed with code " +
+                                             std::to_string(RC)
+                                       : Call.Error);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<LoadedArtifact>>
+OrcExecutor::load(const KernelArtifact &A) {
+  if (A.DeviceFmt != DeviceFormat::Object)
+    return llvm::createStringError(
+        "execution backend 'orc' loads device code in format 'object'; this "
+        "artifact holds '" +
+        llvm::Twine(getDeviceFormatInfo(A.DeviceFmt).Name) + "'");
+  if (A.HostObject.empty())
+    return llvm::createStringError("the artifact has no host object");
+  auto J = llvm::orc::LLJITBuilder().create();
+  if (!J)
+    return J.takeError();
+  llvm::orc::MangleAndInterner Mangle((*J)->getExecutionSession(),
+                                      (*J)->getDataLayout());
+  llvm::orc::SymbolMap Runtime;
+  auto Define = [&](const char *Name, void *Addr) {
+    Runtime[Mangle(Name)] = {llvm::orc::ExecutorAddr::fromPtr(Addr),
+                             llvm::JITSymbolFlags::Exported |
+                                 llvm::JITSymbolFlags::Callable};
+  };
+  Define("tile_rt_fail", reinterpret_cast<void *>(&tile_rt_fail));
+  Define("tile_rt_launch", reinterpret_cast<void *>(&tile_rt_launch));
+  Define("tile_rt_alloc_workspace", reinterpret_cast<void *>(&tile_rt_alloc_workspace));
+  Define("tile_rt_free_workspace", reinterpret_cast<void *>(&tile_rt_free_workspace));
+  if (llvm::Error E = (*J)->getMainJITDylib().define(
+          llvm::orc::absoluteSymbols(std::move(Runtime))))
+    return std::move(E);
+  // Math functions the device code may call (expf, ...) come from libm.
+  auto Gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*J)->getDataLayout().getGlobalPrefix());
+  if (!Gen)
+    return Gen.takeError();
+  (*J)->getMainJITDylib().addGenerator(std::move(*Gen));
+  for (const std::string *Obj : {&A.HostObject, &A.DeviceCode})
+    if (llvm::Error E = (*J)->addObjectFile(
+            llvm::MemoryBuffer::getMemBufferCopy(*Obj, "tile-object")))
+      return std::move(E);
+  auto L = std::make_unique<OrcLoaded>(A, *this, std::move(*J));
+  if (llvm::Error E = L->resolve())
+    return std::move(E);
+  return std::unique_ptr<LoadedArtifact>(std::move(L));
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<Executor>>
+Executor::create(ExecBackendKind K, const ExecutorOptions &Opts) {
+  if (llvm::Error E = checkExecAvailable(K))
+    return std::move(E);
+  switch (K) {
+  case ExecBackendKind::Orc: {
+    static std::once_flag Once;
+    std::call_once(Once, [] {
+      llvm::InitializeNativeTarget();
+      llvm::InitializeNativeTargetAsmPrinter();
+    });
+    return std::make_unique<OrcExecutor>(Opts);
+  }
+  default:
+    return llvm::createStringError(
+        "execution backend '" + llvm::Twine(getExecBackendInfo(K).Name) +
+        "' has no executor in this build yet");
+  }
+}

@@ -1,0 +1,97 @@
+//===- Runtime.cpp - The C ABI host code calls ----------------------------===//
+//
+// Each tile_rt_* function forwards to the RuntimeCall behind `ctx`, so the
+// generated host code is the same for every execution backend.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Exec/Executor.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace tile;
+
+LoadedArtifact::~LoadedArtifact() = default;
+Executor::~Executor() = default;
+RuntimeCall::~RuntimeCall() = default;
+
+int32_t RuntimeCall::fail(std::string Message) {
+  if (Error.empty())
+    Error = std::move(Message);
+  return 1;
+}
+
+std::string tile::getDLPackDTypeName(uint32_t Packed) {
+  unsigned Code = Packed & 0xff, Bits = (Packed >> 8) & 0xff,
+           Lanes = Packed >> 16;
+  std::string Base;
+  switch (Code) {
+  case 0: Base = "i" + std::to_string(Bits); break;
+  case 1: Base = "u" + std::to_string(Bits); break;
+  case 2: Base = "f" + std::to_string(Bits); break;
+  case 4: Base = "bf" + std::to_string(Bits); break;
+  case 6: Base = Bits == 8 ? "bool" : "bool" + std::to_string(Bits); break;
+  case 10: Base = Bits == 8 ? "f8e4m3" : "?"; break;
+  case 12: Base = Bits == 8 ? "f8e5m2" : "?"; break;
+  default:
+    Base = "code " + std::to_string(Code) + " bits " + std::to_string(Bits);
+  }
+  if (Lanes != 1)
+    Base += "x" + std::to_string(Lanes);
+  return Base;
+}
+
+std::string tile::formatRuntimeMessage(llvm::StringRef Msg, int64_t Expected,
+                                       int64_t Actual) {
+  std::string Out;
+  while (!Msg.empty()) {
+    size_t Open = Msg.find('{');
+    if (Open == llvm::StringRef::npos) {
+      Out += Msg;
+      break;
+    }
+    Out += Msg.substr(0, Open);
+    Msg = Msg.substr(Open);
+    size_t Close = Msg.find('}');
+    llvm::StringRef Key = Msg.substr(1, Close == llvm::StringRef::npos ? 0 : Close - 1);
+    if (Key == "expected")
+      Out += std::to_string(Expected);
+    else if (Key == "actual")
+      Out += std::to_string(Actual);
+    else if (Key == "dtype:expected")
+      Out += getDLPackDTypeName(uint32_t(Expected));
+    else if (Key == "dtype:actual")
+      Out += getDLPackDTypeName(uint32_t(Actual));
+    else {
+      Out += '{';
+      Msg = Msg.drop_front();
+      continue;
+    }
+    Msg = Msg.substr(Close + 1);
+  }
+  return Out;
+}
+
+extern "C" {
+
+int32_t tile_rt_fail(void *Ctx, const char *Message, int64_t Expected,
+                     int64_t Actual) {
+  auto *Call = static_cast<RuntimeCall *>(Ctx);
+  return Call->fail(formatRuntimeMessage(Message, Expected, Actual));
+}
+
+int32_t tile_rt_launch(void *Ctx, int32_t Kernel, void **Args, int32_t GX,
+                       int32_t GY, int32_t GZ, int32_t Threads,
+                       int64_t SharedBytes) {
+  auto *Call = static_cast<RuntimeCall *>(Ctx);
+  return Call->launch(Kernel, Args, GX, GY, GZ, Threads, SharedBytes);
+}
+
+void *tile_rt_alloc_workspace(void *Ctx, int64_t Bytes) {
+  return static_cast<RuntimeCall *>(Ctx)->allocWorkspace(Bytes);
+}
+
+void tile_rt_free_workspace(void *Ctx, void *Ptr) {
+  static_cast<RuntimeCall *>(Ctx)->freeWorkspace(Ptr);
+}
+
+} // extern "C"
