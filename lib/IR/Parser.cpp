@@ -1242,6 +1242,7 @@ PExpr Parser::parseCallLike(StringRef Name, SMLoc Loc) {
 std::unique_ptr<Module> tile::parseModule(llvm::SourceMgr &SM,
                                           unsigned BufferID, TileContext &Ctx,
                                           DiagnosticEngine &Diag) {
+  Ctx.setSourceMgr(&SM);
   Parser P(SM.getMemoryBuffer(BufferID)->getBuffer(), Ctx, Diag);
   return P.parseModule();
 }

@@ -18,6 +18,7 @@ def ZetaOp : Op<DemoDialect, "zeta"> {
   let Format = "$side $dst `,` $value attr-dict";
   let Verifier = "verifyZeta";
   let Elementwise = 1;
+  let Writes = ["dst"];
 }
 
 def AlphaOp : Op<DemoDialect, "alpha"> {
@@ -34,8 +35,8 @@ def AlphaOp : Op<DemoDialect, "alpha"> {
 // CHECK:      bool verifyZeta(const OpStmt &, DiagnosticEngine &);
 // CHECK:      const char *const kZeta_SideValues[] = {"lo", "hi"};
 // CHECK-NEXT: const OpOperandInfo kZetaOperands[] = {
-// CHECK-NEXT:   {"dst", OperandKind::Region, ""},
-// CHECK-NEXT:   {"value", OperandKind::Expr, ""},
+// CHECK-NEXT:   {"dst", OperandKind::Region, "", true},
+// CHECK-NEXT:   {"value", OperandKind::Expr, "", false},
 // CHECK-NEXT: };
 // CHECK-NEXT: const OpAttrInfo kZetaAttrs[] = {
 // CHECK-NEXT:   {"side", AttrKind::Enum, "hi", kZeta_SideValues, 2, "which end"},

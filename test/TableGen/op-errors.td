@@ -9,6 +9,7 @@
 // RUN: not tile-tblgen -gen-op-defs -op-dialect=demo -I %tile_include -DDUPARG %s 2>&1 | FileCheck %s --check-prefix=DUPARG
 // RUN: not tile-tblgen -gen-op-defs -op-dialect=demo -I %tile_include -DNOTARG %s 2>&1 | FileCheck %s --check-prefix=NOTARG
 // RUN: not tile-tblgen -gen-op-defs -op-dialect=demo -I %tile_include -DMNEMONIC %s 2>&1 | FileCheck %s --check-prefix=MNEMONIC
+// RUN: not tile-tblgen -gen-op-defs -op-dialect=demo -I %tile_include -DWRITES %s 2>&1 | FileCheck %s --check-prefix=WRITES
 // RUN: not tile-tblgen -gen-op-defs -op-dialect=nosuch -I %tile_include %s 2>&1 | FileCheck %s --check-prefix=NODIALECT
 
 include "tile/IR/OpBase.td"
@@ -89,6 +90,15 @@ def NotArgOp : Op<DemoDialect, "notarg"> {
 #ifdef MNEMONIC
 // MNEMONIC: op-errors.td:[[@LINE+1]]:5: error: op 'BadNameOp' has mnemonic 'a-b'; use letters, digits and '_'
 def BadNameOp : Op<DemoDialect, "a-b"> { let Format = "attr-dict"; }
+#endif
+
+#ifdef WRITES
+// WRITES: op-errors.td:[[@LINE+4]]:7: error: 'WritesOp' writes 'out', which is not one of its operands
+def WritesOp : Op<DemoDialect, "writes"> {
+  let Arguments = (ins Region:$dst);
+  let Format = "$dst attr-dict";
+  let Writes = ["out"];
+}
 #endif
 
 // NODIALECT: error: no Dialect record named 'nosuch' (pass -op-dialect=NAME)

@@ -141,6 +141,11 @@ static OpDesc describeOp(const Record *R) {
     }
   }
 
+  for (StringRef W : R->getValueAsListOfStrings("Writes"))
+    if (!any_of(D.Operands, [&](const ArgDesc &A) { return A.Name == W; }))
+      PrintFatalError(R->getFieldLoc("Writes"),
+                      "'" + R->getName() + "' writes '" + W +
+                          "', which is not one of its operands");
   D.FormatTokens = tokenizeFormat(R, R->getValueAsString("Format"));
   StringSet<> Used;
   bool HasAttrDict = false;
@@ -243,9 +248,11 @@ static void emitOpDefs(const RecordKeeper &RK, raw_ostream &OS) {
     }
     if (!D.Operands.empty()) {
       OS << "const OpOperandInfo k" << Id << "Operands[] = {\n";
+      std::vector<StringRef> Writes = D.R->getValueAsListOfStrings("Writes");
       for (const ArgDesc &A : D.Operands)
         OS << "  {" << quote(A.Name) << ", OperandKind::"
-           << A.Def->getValueAsString("Kind") << ", \"\"},\n";
+           << A.Def->getValueAsString("Kind") << ", \"\", "
+           << (is_contained(Writes, A.Name) ? "true" : "false") << "},\n";
       OS << "};\n";
     }
     if (!D.Attrs.empty()) {

@@ -25,6 +25,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class SourceMgr;
+}
+
 namespace tile {
 
 class Expr;
@@ -465,6 +469,8 @@ public:
   llvm::ArrayRef<std::unique_ptr<Value>> getBlockIndices() const { return BlockIdx; }
   /// Null when the kernel does not use the thread index.
   Value *getThreadIndex() const { return ThreadIdx.get(); }
+  /// Removes the thread index binding (once no expression refers to it).
+  std::unique_ptr<Value> takeThreadIndex() { return std::move(ThreadIdx); }
   const AttributeList &getAttrs() const { return Attrs; }
   AttributeList &getAttrsMutable() { return Attrs; }
   const Block &getBody() const { return Body; }
@@ -569,8 +575,15 @@ public:
   OpRegistry &getOpRegistry() { return Ops; }
   const OpRegistry &getOpRegistry() const { return Ops; }
 
+  /// The source manager of the text modules in this context were parsed
+  /// from (set by the parser), so that later stages can report located
+  /// errors; null for IR built in C++.
+  llvm::SourceMgr *getSourceMgr() const { return SM; }
+  void setSourceMgr(llvm::SourceMgr *S) { SM = S; }
+
 private:
   OpRegistry Ops;
+  llvm::SourceMgr *SM = nullptr;
 };
 
 /// The declared default of an op attribute, as an Attribute.

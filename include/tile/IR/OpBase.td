@@ -73,4 +73,6 @@ class Op<Dialect dialect, string mnemonic> {
   /// An elementwise op acts on single elements, not on a tile: it may
   /// appear in parallel loops and in per-thread code.
   bit Elementwise = 0;
+  /// The operands the op writes (the others are only read).
+  list<string> Writes = [];
 }

@@ -38,6 +38,8 @@ struct OpOperandInfo {
   const char *Name;
   OperandKind Kind;
   const char *Summary;
+  /// The op writes this operand (it reads all the others).
+  bool Written;
 };
 
 struct OpAttrInfo {

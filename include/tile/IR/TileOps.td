@@ -26,6 +26,7 @@ def CopyOp : TileOp<"copy"> {
   let Example = "copy %A[%by * 128, %k * 32] -> %As";
   let Arguments = (ins Region:$src, Region:$dst);
   let Format = "$src `->` $dst attr-dict";
+  let Writes = ["dst"];
   let Verifier = "verifyCopyOp";
 }
 
@@ -45,6 +46,7 @@ def GemmOp : TileOp<"gemm"> {
                             "how warps partition C">:$policy,
                    BoolAttr<"false", "zero C before accumulating">:$clear_accum);
   let Format = "$a `,` $b `->` $c attr-dict";
+  let Writes = ["c"];
   let Verifier = "verifyGemmOp";
 }
 
@@ -53,6 +55,7 @@ def FillOp : TileOp<"fill"> {
   let Example = "fill %M, -inf<f32>()";
   let Arguments = (ins Region:$dst, Expr:$value);
   let Format = "$dst `,` $value attr-dict";
+  let Writes = ["dst"];
   let Verifier = "verifyFillOp";
 }
 
@@ -61,6 +64,7 @@ def ClearOp : TileOp<"clear"> {
   let Example = "clear %Cf";
   let Arguments = (ins Region:$dst);
   let Format = "$dst attr-dict";
+  let Writes = ["dst"];
   let Verifier = "verifyClearOp";
 }
 
@@ -78,6 +82,7 @@ def ReduceOp : TileOp<"reduce"> {
                    IntAttr<"", "the reduced dimension">:$dim,
                    BoolAttr<"true", "overwrite dst instead of accumulating">:$clear);
   let Format = "$kind $src `->` $dst attr-dict";
+  let Writes = ["dst"];
   let Verifier = "verifyReduceOp";
 }
 
@@ -88,6 +93,7 @@ def CumsumOp : TileOp<"cumsum"> {
                    IntAttr<"0", "the scanned dimension">:$dim,
                    BoolAttr<"false", "scan from the end">:$reverse);
   let Format = "$src `->` $dst attr-dict";
+  let Writes = ["dst"];
   let Verifier = "verifyCumsumOp";
 }
 
@@ -101,6 +107,7 @@ def AtomicOp : TileOp<"atomic"> {
   let Arguments = (ins Region:$src, Region:$dst,
                    EnumAttr<["add", "max", "min"], "", "the combining function">:$kind);
   let Format = "$kind $src `->` $dst attr-dict";
+  let Writes = ["dst"];
   let Verifier = "verifyAtomicOp";
 }
 
@@ -110,6 +117,7 @@ def AtomicElemOp : TileOp<"atomic_elem"> {
   let Arguments = (ins Region:$dst, Expr:$value,
                    EnumAttr<["add", "max", "min"], "", "the combining function">:$kind);
   let Format = "$kind $dst `,` $value attr-dict";
+  let Writes = ["dst"];
   let Verifier = "verifyAtomicElemOp";
   let Elementwise = 1;
 }

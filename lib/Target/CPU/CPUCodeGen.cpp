@@ -1,24 +1,124 @@
 //===- CPUCodeGen.cpp - Device and host codegen for CPUs ------------------===//
 //
-// LLVM IR (or C source for kind `c`) for kernels and host entry points, run
-// by the orc execution backend. Codegen comes with the CodeGen work; until
-// then the entry points report that they cannot generate code yet.
+// Kernels become functions `void k(void **args, i32 bx, i32 by, i32 bz)`
+// that the orc execution backend calls once per block from its thread
+// pool; on-chip buffers are stack arrays of the task. Both kernels and host
+// entry points are optimized at O3 for the target's `mcpu` (native: this
+// machine) and compiled to relocatable objects.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include <mutex>
 
 namespace tile {
+namespace {
+
+class CPUDeviceTarget : public LLVMDeviceTarget {
+public:
+  llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
+                               KernelEmission &K) override {
+    llvm::LLVMContext &C = M.getContext();
+    llvm::Type *I32 = llvm::Type::getInt32Ty(C);
+    auto *FT = llvm::FunctionType::get(llvm::Type::getVoidTy(C),
+                                       {llvm::PointerType::get(C, 0), I32, I32, I32},
+                                       false);
+    llvm::Function *F =
+        llvm::Function::Create(FT, llvm::Function::ExternalLinkage, Name, M);
+    F->addFnAttr(llvm::Attribute::NoUnwind);
+    F->getArg(0)->setName("args");
+    F->getArg(1)->setName("bx");
+    F->getArg(2)->setName("by");
+    F->getArg(3)->setName("bz");
+    return F;
+  }
+
+  llvm::Value *getCapture(llvm::IRBuilder<> &B, KernelEmission &K, unsigned I,
+                          llvm::Type *Ty) override {
+    llvm::Value *Slot = B.CreateLoad(
+        B.getPtrTy(), B.CreateConstInBoundsGEP1_64(B.getPtrTy(), K.Fn->getArg(0), I));
+    return B.CreateLoad(Ty, Slot, K.Captures[I].V->getName());
+  }
+
+  llvm::Value *getBlockIndex(llvm::IRBuilder<> &B, KernelEmission &K,
+                             unsigned Dim) override {
+    return K.Fn->getArg(1 + Dim);
+  }
+
+  llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
+                              const BufferValue &Buf, llvm::Type *ElemTy,
+                              uint64_t NumElems) override {
+    // Allocas in the entry block: the task's stack, promoted to registers
+    // by LLVM where possible.
+    llvm::IRBuilder<> Entry(&K.Fn->getEntryBlock(),
+                            K.Fn->getEntryBlock().getFirstInsertionPt());
+    llvm::AllocaInst *A = Entry.CreateAlloca(
+        llvm::ArrayType::get(ElemTy, NumElems), nullptr, Buf.getName());
+    A->setAlignment(llvm::Align(64));
+    return A;
+  }
+};
+
+std::once_flag InitOnce;
+void initNativeTarget() {
+  std::call_once(InitOnce, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+getTargetMachine(const TargetSpec &T) {
+  initNativeTarget();
+  std::string CPU = T.getAttr("mcpu").value_or("native").str();
+  return createTargetMachine(llvm::sys::getProcessTriple(), CPU);
+}
+
+/// O3 + object code, keeping the optimized IR as readable source.
+llvm::Error compile(llvm::Module &LM, const TargetSpec &T, std::string &Object,
+                    std::string &Source) {
+  auto TM = getTargetMachine(T);
+  if (!TM)
+    return TM.takeError();
+  optimizeModule(LM, **TM);
+  Source = printLLVMModule(LM);
+  auto Obj = emitMachineCode(LM, **TM, EmitKind::Object);
+  if (!Obj)
+    return Obj.takeError();
+  Object = std::move(*Obj);
+  return llvm::Error::success();
+}
+
+} // namespace
 
 llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
                                   KernelArtifact &Artifact) {
-  return makeNotImplementedError(Ctx, "CPU kernel codegen");
+  if (Ctx.getTarget().getKind().Name == llvm::StringRef("c"))
+    return makeNotImplementedError(Ctx, "C source codegen");
+  llvm::LLVMContext C;
+  llvm::Module LM("tile-device", C);
+  CPUDeviceTarget T;
+  if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
+    return E;
+  Artifact.DeviceFmt = DeviceFormat::Object;
+  return compile(LM, Ctx.getTarget(), Artifact.DeviceCode, Artifact.DeviceSource);
 }
 
 llvm::Error generateCPUHostCode(const BackendContext &Ctx, const Module &M,
                                 KernelArtifact &Artifact) {
-  return makeNotImplementedError(Ctx, "host codegen");
+  llvm::LLVMContext C;
+  llvm::Module LM("tile-host", C);
+  HostCodeGenOptions Opts;
+  Opts.DeviceType = 1; // kDLCPU: the tensors live in host memory
+  if (llvm::Error E = emitHostEntries(M, LM, Opts, Artifact))
+    return E;
+  return compile(LM, Ctx.getHostTarget(), Artifact.HostObject, Artifact.HostIR);
 }
 
 } // namespace tile

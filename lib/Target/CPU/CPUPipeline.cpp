@@ -1,18 +1,43 @@
 //===- CPUPipeline.cpp - The pass pipeline of the CPU backend -------------===//
 //
-// The ordered pass list for CPUs (kernel launch as serial loops,
-// vectorization). The passes come with the pass-manager work; until then
-// the entry point reports that it cannot compile yet.
+// The complete, ordered pass list for CPUs. Tile ops become loops over
+// elements, pipelined loops run in order, a block's threads run one after
+// another inside its task, and what is left is simplified for LLVM, whose
+// O3 pipeline vectorizes the parallel loops during codegen.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
+#include "tile/Transforms/PassManager.h"
+
+#define GET_TILE_PASS_DECLS
+#include "CPUPasses.inc"
+#define GET_TILE_PASS_DECLS
+#include "tile/Transforms/Passes.inc"
+#define GET_TILE_PASS_TABLE
+#include "CPUPasses.inc"
 
 namespace tile {
 
+/// The CPU pipeline, in order.
+void buildCPUPipeline(PassManager &PM) {
+  PM.addPass(createLowerPipelinedPass());
+  PM.addPass(createLowerTileOpsPass());
+  PM.addPass(createMaterializeLaunchPass());
+  PM.addPass(createSimplifyPass());
+}
+
 llvm::Error runCPUPipeline(const BackendContext &Ctx, Module &M) {
-  return makeNotImplementedError(Ctx, "the CPU pass pipeline");
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
+  PassManager PM;
+  buildCPUPipeline(PM);
+  PassState S{Diag, &Ctx};
+  if (!PM.run(M, S))
+    return llvm::createStringError(Text.empty() ? "the CPU pipeline failed" : Text);
+  return llvm::Error::success();
 }
 
 } // namespace tile

@@ -1,0 +1,76 @@
+//===- Compile.cpp - From verified IR to a KernelArtifact -----------------===//
+
+#include "tile/Driver/Compile.h"
+#include "tile/Target/DialectCheck.h"
+#include "tile/Target/TargetRegistry.h"
+#include "llvm/Support/Format.h"
+#include <chrono>
+
+using namespace tile;
+
+double CompileTimings::total() const {
+  double T = 0;
+  for (const auto &S : Stages)
+    T += S.second;
+  return T;
+}
+
+void CompileTimings::print(llvm::raw_ostream &OS) const {
+  for (const auto &[Name, Sec] : Stages)
+    OS << llvm::format("  %-16s %9.3f ms\n", (Name + ":").c_str(), Sec * 1e3);
+  OS << llvm::format("  %-16s %9.3f ms\n", "total:", total() * 1e3);
+}
+
+namespace {
+class StageTimer {
+public:
+  StageTimer(CompileTimings *T, llvm::StringRef Name)
+      : T(T), Name(Name), Start(std::chrono::steady_clock::now()) {}
+  ~StageTimer() {
+    if (T)
+      T->add(Name, std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - Start)
+                       .count());
+  }
+
+private:
+  CompileTimings *T;
+  llvm::StringRef Name;
+  std::chrono::steady_clock::time_point Start;
+};
+} // namespace
+
+llvm::Expected<KernelArtifact>
+tile::compileModule(const TargetRegistry &Registry, const BackendContext &Ctx,
+                    Module &M, DiagnosticEngine &Diag, CompileTimings *Timings) {
+  const TargetBackendInfo &B = Ctx.getBackend();
+  {
+    StageTimer ST(Timings, "dialect check");
+    if (!verifyDialectUse(Registry, Ctx, M, Diag))
+      return llvm::createStringError("the module uses ops the target does not "
+                                     "provide");
+  }
+  {
+    StageTimer ST(Timings, "pipeline");
+    if (llvm::Error E = B.Pipeline(Ctx, M))
+      return std::move(E);
+  }
+  KernelArtifact A;
+  A.Target = Ctx.getTarget().str();
+  A.ExecBackend = Ctx.getExecBackend().Name;
+  {
+    StageTimer ST(Timings, "device codegen");
+    if (llvm::Error E = B.DeviceCodeGen(Ctx, M, A))
+      return std::move(E);
+  }
+  if (Ctx.getExecContract().NeedsHostCodeGen || Ctx.getExecBackend().NeedsHostCodeGen) {
+    const TargetBackendInfo &HB = Ctx.getBackend().HostCodeGen ? B : Ctx.getHostBackend();
+    StageTimer ST(Timings, "host codegen");
+    if (!HB.HostCodeGen)
+      return llvm::createStringError("backend " + llvm::Twine(HB.Name) +
+                                     " generates no host code");
+    if (llvm::Error E = HB.HostCodeGen(Ctx, M, A))
+      return std::move(E);
+  }
+  return A;
+}
