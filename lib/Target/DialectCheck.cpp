@@ -63,12 +63,27 @@ private:
       uint64_t Missing = Req.Features & ~Ctx.getFeatureMask();
       if (!Missing)
         return;
+      // Name the missing features that no other missing feature implies.
+      llvm::ArrayRef<TargetFeatureInfo> Table = B.featureTable();
       std::vector<std::string> Names, Quoted;
-      for (auto [I, F] : llvm::enumerate(B.featureTable()))
-        if ((Missing >> I) & 1) {
-          Names.push_back(F.Name);
-          Quoted.push_back("'" + std::string(F.Name) + "'");
-        }
+      for (auto [I, F] : llvm::enumerate(Table)) {
+        uint64_t Bit = uint64_t(1) << I;
+        if (!(Missing & Bit))
+          continue;
+        bool Implied = false;
+        for (auto [J, G] : llvm::enumerate(Table))
+          Implied |= J != I && (Missing >> J & 1) && (G.Closure & Bit);
+        if (Implied)
+          continue;
+        Names.push_back(F.Name);
+        Quoted.push_back("'" + std::string(F.Name) + "'");
+      }
+      if (Names.empty()) // features implying each other: name them all
+        for (auto [I, F] : llvm::enumerate(Table))
+          if (Missing >> I & 1) {
+            Names.push_back(F.Name);
+            Quoted.push_back("'" + std::string(F.Name) + "'");
+          }
       Diag.error(Op.getLoc(),
                  "op '" + llvm::Twine(Info.Name) + "' needs target feature " +
                      llvm::join(Quoted, ", ") + ", which " + targetText() +

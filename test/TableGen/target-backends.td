@@ -131,7 +131,7 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT: constexpr bool isNewGpu_GpuVariant(const int *V) {
 // CHECK-NEXT:   return !(V[0] >= 0 && V[0] < 2);
 // CHECK-NEXT: }
-// CHECK-NEXT: /// feat_a on gpu: (gen >= g3 and fast == true)
+// CHECK-NEXT: /// feat_a on gpu: gen >= g3 and fast == true
 // CHECK-NEXT: constexpr bool hasNewGpu_GpuFeature0(const int *V) {
 // CHECK-NEXT:   return ((V[0] >= 2) && (V[2] == 1));
 // CHECK-NEXT: }
@@ -164,7 +164,7 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT:   {&kKinds[1], nullptr, nullptr, nullptr, 0},
 // CHECK-NEXT: };
 // CHECK:      constexpr FeatureCondition kNewGpu_GpuFeatures[] = {
-// CHECK-NEXT:   {0x000000000000000e, hasNewGpu_GpuFeature0, "(gen >= g3 and fast == true)"}, // feat_a
+// CHECK-NEXT:   {0x000000000000000e, hasNewGpu_GpuFeature0, "gen >= g3 and fast == true"}, // feat_a
 // CHECK-NEXT: };
 // CHECK-NEXT: constexpr BackendKindInfo kNewGpuKinds[] = {
 // CHECK-NEXT:   {&kKinds[0], isNewGpu_GpuVariant, "not (gen < g3)", kNewGpu_GpuFeatures, 1},

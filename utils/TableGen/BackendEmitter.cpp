@@ -432,18 +432,22 @@ public:
     return "(" + Var + " >= 0 && " + Var + " < " + std::to_string(Pos) + ")";
   }
 
-  static std::string text(const Record *P) {
+  /// Readable form for listings and messages; nested conjunctions and
+  /// disjunctions are parenthesized.
+  static std::string text(const Record *P, bool Nested = false) {
     if (P->getName() == "AttrAlways")
       return "always";
     if (P->isSubClassOf("AttrNot"))
       return "not (" + text(P->getValueAsDef("Pred")) + ")";
     if (P->isSubClassOf("AttrAllOf") || P->isSubClassOf("AttrAnyOf")) {
       bool All = P->isSubClassOf("AttrAllOf");
-      std::string S = "(";
+      std::string S;
       ListSeparator LS(All ? " and " : " or ");
       for (const Record *Q : P->getValueAsListOfDefs("Preds"))
-        S += (Twine(LS) + text(Q)).str();
-      return S + ")";
+        S += (Twine(LS) + text(Q, /*Nested=*/true)).str();
+      if (S.empty())
+        return All ? "always" : "never";
+      return Nested ? "(" + S + ")" : S;
     }
     StringRef Attr = P->getValueAsString("Attr");
     if (P->isSubClassOf("AttrIn")) {
