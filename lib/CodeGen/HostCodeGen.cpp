@@ -26,39 +26,6 @@ using llvm::dyn_cast;
 
 namespace {
 
-// DLPack type codes beyond the 0.6 header: bool (0.8) and the float8
-// formats (1.1).
-constexpr uint8_t kDLBoolCode = 6;
-constexpr uint8_t kDLFloat8E4M3FN = 10;
-constexpr uint8_t kDLFloat8E5M2 = 12;
-
-std::pair<uint8_t, uint8_t> getDLPackType(DType T) {
-  switch (T) {
-  case DType::I1: return {kDLBoolCode, 8};
-  case DType::I8: return {kDLInt, 8};
-  case DType::I16: return {kDLInt, 16};
-  case DType::I32: return {kDLInt, 32};
-  case DType::I64: return {kDLInt, 64};
-  case DType::U8: return {kDLUInt, 8};
-  case DType::U16: return {kDLUInt, 16};
-  case DType::U32: return {kDLUInt, 32};
-  case DType::U64: return {kDLUInt, 64};
-  case DType::F16: return {kDLFloat, 16};
-  case DType::BF16: return {kDLBfloat, 16};
-  case DType::F32: return {kDLFloat, 32};
-  case DType::F64: return {kDLFloat, 64};
-  case DType::F8E4M3: return {kDLFloat8E4M3FN, 8};
-  case DType::F8E5M2: return {kDLFloat8E5M2, 8};
-  }
-  return {0, 0};
-}
-
-/// code | bits << 8 | lanes << 16, as the DLDataType bytes read as an i32.
-uint32_t packDType(DType T) {
-  auto [Code, Bits] = getDLPackType(T);
-  return uint32_t(Code) | uint32_t(Bits) << 8 | uint32_t(1) << 16;
-}
-
 class HostEmitter {
 public:
   HostEmitter(const Function &F, llvm::Module &LM,
@@ -152,10 +119,10 @@ llvm::Error HostEmitter::checkTensor(unsigned I, const BufferValue &Buf,
         Desc + ": expected a tensor of rank {expected}, got rank {actual}",
         B.getInt32(Buf.getRank()), NDim);
   llvm::Value *DT = loadField(T, offsetof(DLTensor, dtype), B.getInt32Ty());
-  uint32_t Want = packDType(Buf.getDType());
+  uint32_t Want = getPackedDLPackType(Buf.getDType());
   check(B.CreateICmpEQ(DT, B.getInt32(Want)),
         Desc + ": expected dtype " + getDTypeName(Buf.getDType()) +
-            " ({dtype:expected}), got {dtype:actual}",
+            " (DLPack {dtype:expected}), got {dtype:actual}",
         B.getInt32(Want), DT);
   // Shapes: literals must match; a symbol is bound by its first tensor and
   // checked against it by the others.

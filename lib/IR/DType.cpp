@@ -41,3 +41,31 @@ unsigned tile::getDTypeBytes(DType T) {
   unsigned B = getDTypeBits(T);
   return B < 8 ? 1 : B / 8;
 }
+
+std::pair<uint8_t, uint8_t> tile::getDLPackType(DType T) {
+  constexpr uint8_t Int = 0, UInt = 1, Float = 2, BFloat = 4, Bool = 6,
+                    F8E4M3FN = 10, F8E5M2 = 12;
+  switch (T) {
+  case DType::I1: return {Bool, 8};
+  case DType::I8:
+  case DType::I16:
+  case DType::I32:
+  case DType::I64: return {Int, uint8_t(getDTypeBits(T))};
+  case DType::U8:
+  case DType::U16:
+  case DType::U32:
+  case DType::U64: return {UInt, uint8_t(getDTypeBits(T))};
+  case DType::F16:
+  case DType::F32:
+  case DType::F64: return {Float, uint8_t(getDTypeBits(T))};
+  case DType::BF16: return {BFloat, 16};
+  case DType::F8E4M3: return {F8E4M3FN, 8};
+  case DType::F8E5M2: return {F8E5M2, 8};
+  }
+  return {0, 0};
+}
+
+uint32_t tile::getPackedDLPackType(DType T) {
+  auto [Code, Bits] = getDLPackType(T);
+  return uint32_t(Code) | uint32_t(Bits) << 8 | uint32_t(1) << 16;
+}

@@ -7,7 +7,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Tools/LLCDriver.h"
+#include "tile/Driver/Compile.h"
 #include "tile/IR/Parser.h"
+#include "tile/IR/Printer.h"
+#include "tile/Transforms/PassManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "tile/Target/DialectCheck.h"
 #include "tile/Target/TargetListing.h"
 #include "tile/Target/TargetRegistry.h"
@@ -21,6 +27,17 @@ static int fail(llvm::raw_ostream &Err, const llvm::Twine &Msg) {
   return 1;
 }
 
+static int writeOutput(const LLCOptions &Opts, llvm::raw_ostream &Err,
+                       llvm::function_ref<void(llvm::raw_ostream &)> Fn) {
+  std::error_code EC;
+  llvm::ToolOutputFile Out(Opts.OutputFile, EC, llvm::sys::fs::OF_None);
+  if (EC)
+    return fail(Err, "cannot write '" + Opts.OutputFile + "': " + EC.message());
+  Fn(Out.os());
+  Out.keep();
+  return 0;
+}
+
 int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
                  llvm::raw_ostream &Out, llvm::raw_ostream &Err) {
   if (Opts.PrintTargets) {
@@ -28,9 +45,10 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
     if (!Opts.PrintBackendContext && Opts.InputFile.empty())
       return 0;
   }
-  if (!Opts.PrintBackendContext && Opts.InputFile.empty())
-    return fail(Err, "nothing to do; give an input file, -print-targets or "
-                     "-print-backend-context");
+  if (!Opts.PrintBackendContext && !Opts.PrintPipeline &&
+      Opts.InputFile.empty())
+    return fail(Err, "nothing to do; give an input file, -print-targets, "
+                     "-print-pipeline or -print-backend-context");
   if (Opts.Target.empty())
     return fail(Err, "no target given; pass -target='<kind> [-attr=value]...' "
                      "with a kind from: " +
@@ -44,8 +62,27 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
     return fail(Err, llvm::toString(Ctx.takeError()));
   if (Opts.PrintBackendContext)
     Ctx->print(Out);
+  if (Opts.PrintPipeline) {
+    const TargetBackendInfo &B = Ctx->getBackend();
+    if (!B.PassPipeline)
+      return fail(Err, "backend " + llvm::Twine(B.Name) +
+                           " has no pass pipeline yet (its entry point " +
+                           B.PipelineName + " reports what it lacks)");
+    PassManager PM;
+    B.PassPipeline(*Ctx, PM);
+    Out << "pipeline of backend " << B.Name << " for '" << Ctx->getTarget().str()
+        << "':\n";
+    for (const std::unique_ptr<Pass> &P : PM.getPasses())
+      Out << "  " << P->getPipelineText() << "\n";
+  }
   if (Opts.InputFile.empty())
     return 0;
+  static const char *const EmitKinds[] = {"",     "tile", "device", "device-llvm",
+                                          "host-llvm", "asm", "obj", "artifact"};
+  if (!llvm::is_contained(EmitKinds, Opts.Emit))
+    return fail(Err, "unknown -emit=" + Opts.Emit +
+                         "; expected tile, device, device-llvm, host-llvm, asm, "
+                         "obj or artifact");
 
   TileContext TC;
   Registry.registerDialects(TC.getOpRegistry());
@@ -54,9 +91,50 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
   std::unique_ptr<Module> M = parseSourceFile(Opts.InputFile, SM, TC, Diag);
   if (!M)
     return 1;
-  if (!verifyDialectUse(Registry, *Ctx, *M, Diag))
-    return 1;
-  if (llvm::Error E = Ctx->getBackend().Pipeline(*Ctx, *M))
-    return fail(Err, llvm::toString(std::move(E)));
+  if (Opts.Emit == "tile" || Opts.Emit.empty()) {
+    if (!verifyDialectUse(Registry, *Ctx, *M, Diag))
+      return 1;
+    if (llvm::Error E = Ctx->getBackend().Pipeline(*Ctx, *M))
+      return fail(Err, llvm::toString(std::move(E)));
+    if (Opts.Emit.empty())
+      return 0;
+    return writeOutput(Opts, Err, [&](llvm::raw_ostream &OS) { printModule(*M, OS); });
+  }
+  CompileTimings Timings;
+  llvm::Expected<KernelArtifact> A = compileModule(Registry, *Ctx, *M, Diag, &Timings);
+  if (!A) {
+    std::string Msg = llvm::toString(A.takeError());
+    if (Diag.hadError())
+      return 1;
+    return fail(Err, Msg);
+  }
+  if (Opts.PrintCompileTime) {
+    Err << "compile time (" << Ctx->getTarget().str() << "):\n";
+    Timings.print(Err);
+  }
+  auto Emit = [&](llvm::StringRef Text, llvm::StringRef What) {
+    if (Text.empty())
+      return fail(Err, "target '" + Ctx->getTarget().str() + "' produced no " +
+                           What);
+    return writeOutput(Opts, Err, [&](llvm::raw_ostream &OS) { OS << Text; });
+  };
+  if (Opts.Emit == "device")
+    return Emit(A->DeviceSource.empty() ? A->DeviceCode : A->DeviceSource,
+                "device code");
+  if (Opts.Emit == "device-llvm") {
+    auto It = A->Notes.find("device-llvm");
+    return Emit(It != A->Notes.end() ? It->second : A->DeviceSource,
+                "device LLVM IR");
+  }
+  if (Opts.Emit == "host-llvm")
+    return Emit(A->HostIR, "host LLVM IR");
+  if (Opts.Emit == "asm") {
+    auto It = A->Notes.find("device-asm");
+    return Emit(It != A->Notes.end() ? It->second : "", "device assembly");
+  }
+  if (Opts.Emit == "obj")
+    return Emit(A->DeviceCode, "device binary");
+  if (Opts.Emit == "artifact")
+    return Emit(A->serialize(), "artifact");
   return 0;
 }

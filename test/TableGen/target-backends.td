@@ -186,6 +186,7 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT:    nullptr, 0,
 // CHECK-NEXT:    nullptr, 0,
 // CHECK-NEXT:    runHostPipeline, "runHostPipeline",
+// CHECK-NEXT:    nullptr,
 // CHECK-NEXT:    genHostDevice, "genHostDevice",
 // CHECK-NEXT:    genHostHost, "genHostHost",
 // CHECK-NEXT:    kHostOutputs, 1,

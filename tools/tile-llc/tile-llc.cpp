@@ -44,6 +44,20 @@ static cl::opt<bool>
                                  "-target"),
                         cl::cat(LLCCat));
 
+static cl::opt<bool> PrintPipeline(
+    "print-pipeline", cl::desc("Print the target backend's ordered passes"),
+    cl::cat(LLCCat));
+static cl::opt<std::string> Emit(
+    "emit",
+    cl::desc("What to write: tile (IR after the pipeline), device, "
+             "device-llvm, host-llvm, asm, obj, artifact"),
+    cl::cat(LLCCat));
+static cl::opt<std::string> OutputFile("o", cl::desc("Output file"),
+                                       cl::init("-"), cl::cat(LLCCat));
+static cl::opt<bool> PrintCompileTime("print-compile-time",
+                                      cl::desc("Print compile time by stage"),
+                                      cl::cat(LLCCat));
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(LLCCat);
@@ -62,5 +76,9 @@ int main(int argc, char **argv) {
   Opts.CheckExecAvailable = CheckExecAvailable;
   Opts.PrintTargets = PrintTargets;
   Opts.PrintBackendContext = PrintBackendContext;
+  Opts.PrintPipeline = PrintPipeline;
+  Opts.Emit = Emit;
+  Opts.OutputFile = OutputFile;
+  Opts.PrintCompileTime = PrintCompileTime;
   return tile::runLLC(Opts, Registry, outs(), errs());
 }

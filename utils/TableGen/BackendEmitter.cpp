@@ -291,7 +291,7 @@ struct BackendDesc {
   const Record *Variant = nullptr;
   std::vector<FeatureCond> Features;
   std::vector<const Record *> Dialects;
-  std::string Pipeline, DeviceCodeGen, HostCodeGen;
+  std::string Pipeline, PassPipeline, DeviceCodeGen, HostCodeGen;
   std::vector<std::pair<const Record *, std::string>> Outputs; // format, mode
   std::vector<ExecCompat> Exec;
   bool HostCapable = false;
@@ -723,6 +723,7 @@ void TargetBackendEmitter::collectBackends() {
       return V;
     };
     B.Pipeline = EntryPoint("Pipeline", true);
+    B.PassPipeline = EntryPoint("PassPipeline", false);
     B.DeviceCodeGen = EntryPoint("DeviceCodeGen", true);
     B.HostCodeGen = EntryPoint("HostCodeGen", false);
     B.HostCapable = R->getValueAsBit("HostCapable");
@@ -956,9 +957,11 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
      << "#undef GET_TILE_TARGET_BACKEND_TABLE\nnamespace tile {\n\n";
 
   // Entry points and dialect registration, resolved at link time.
-  std::set<std::string> Pipelines, CodeGens, DialectFns;
+  std::set<std::string> Pipelines, Builders, CodeGens, DialectFns;
   for (const BackendDesc &B : Backends) {
     Pipelines.insert(B.Pipeline);
+    if (!B.PassPipeline.empty())
+      Builders.insert(B.PassPipeline);
     CodeGens.insert(B.DeviceCodeGen);
     if (!B.HostCodeGen.empty())
       CodeGens.insert(B.HostCodeGen);
@@ -968,6 +971,8 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
   OS << "// Entry points, defined in each backend's library.\n";
   for (const std::string &F : Pipelines)
     OS << "llvm::Error " << F << "(const BackendContext &, Module &);\n";
+  for (const std::string &F : Builders)
+    OS << "void " << F << "(const BackendContext &, PassManager &);\n";
   for (const std::string &F : CodeGens)
     OS << "llvm::Error " << F
        << "(const BackendContext &, const Module &, KernelArtifact &);\n";
@@ -1150,6 +1155,7 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
        << Arr(!B.OpRequirements.empty(), "k" + B.Id + "OpRequirements",
               B.OpRequirements.size())
        << ",\n   " << B.Pipeline << ", " << quote(B.Pipeline) << ",\n   "
+       << (B.PassPipeline.empty() ? "nullptr" : B.PassPipeline) << ",\n   "
        << B.DeviceCodeGen << ", " << quote(B.DeviceCodeGen) << ",\n   "
        << (B.HostCodeGen.empty() ? "nullptr, nullptr"
                                  : B.HostCodeGen + ", " + quote(B.HostCodeGen))

@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 namespace tile {
 
@@ -43,6 +44,13 @@ std::optional<DType> parseDType(llvm::StringRef Name);
 unsigned getDTypeBits(DType T);
 /// Storage size in bytes (i1 is stored as one byte).
 unsigned getDTypeBytes(DType T);
+
+/// The DLPack type code and bit width of \p T: DLPack 0.6 codes, plus bool
+/// (6, from DLPack 0.8) and the float8 formats (e4m3fn 10, e5m2 12, from
+/// DLPack 1.1).
+std::pair<uint8_t, uint8_t> getDLPackType(DType T);
+/// code | bits << 8 | lanes << 16 with one lane: the DLDataType bytes.
+uint32_t getPackedDLPackType(DType T);
 
 inline bool isFloat(DType T) { return T >= DType::F16; }
 inline bool isInteger(DType T) { return T <= DType::U64; }

@@ -194,6 +194,9 @@ class DeviceOutput<DeviceFormat format, OutputMode mode> {
 /// list it. Entry points are C++ functions in namespace tile, declared by
 /// the generated table and resolved when the backend's library is linked:
 ///   Pipeline       llvm::Error F(const BackendContext &, Module &)
+///   PassPipeline   void F(const BackendContext &, PassManager &): appends the
+///                  ordered passes Pipeline runs (for -print-pipeline);
+///                  empty while the backend has no pass pipeline
 ///   DeviceCodeGen  llvm::Error F(const BackendContext &, const Module &,
 ///                                KernelArtifact &)
 ///   HostCodeGen    same signature as DeviceCodeGen; empty when the backend
@@ -211,6 +214,7 @@ class TargetBackend<string name> {
   /// backend registers them.
   list<Dialect> Dialects = [];
   string Pipeline = "";
+  string PassPipeline = "";
   string DeviceCodeGen = "";
   string HostCodeGen = "";
   list<DeviceOutput> Outputs = [];

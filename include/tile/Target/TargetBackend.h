@@ -27,6 +27,7 @@ class BackendContext;
 class KernelArtifact;
 class Module;
 class OpRegistry;
+class PassManager;
 
 enum class TargetAttrType : uint8_t { String, Int, Bool };
 llvm::StringRef getTargetAttrTypeName(TargetAttrType T);
@@ -146,6 +147,8 @@ struct OpFeatureRequirement {
 
 /// Runs the backend's pass pipeline over \p M.
 using PipelineFn = llvm::Error (*)(const BackendContext &, Module &);
+/// Appends the backend's ordered passes to a pass manager.
+using PassPipelineFn = void (*)(const BackendContext &, PassManager &);
 /// Device or host code generation into \p Artifact.
 using CodeGenFn = llvm::Error (*)(const BackendContext &, const Module &,
                                   KernelArtifact &);
@@ -165,6 +168,8 @@ struct TargetBackendInfo {
   unsigned NumOpRequirements;
   PipelineFn Pipeline;
   const char *PipelineName;
+  /// Null while the backend has no pass pipeline to show.
+  PassPipelineFn PassPipeline;
   CodeGenFn DeviceCodeGen;
   const char *DeviceCodeGenName;
   /// Null when the backend generates no host code.

@@ -30,6 +30,17 @@ struct LLCOptions {
   /// Require the execution backend to be available here. tile-llc is a
   /// compiler, so by default it resolves for compilation only.
   bool CheckExecAvailable = false;
+  /// Print the backend's ordered pass pipeline.
+  bool PrintPipeline = false;
+  /// What to write for the input: "tile" (IR after the pipeline),
+  /// "device" (device code as text: LLVM IR, PTX, ...), "device-llvm",
+  /// "host-llvm", "asm" (device assembly), "obj" (device binary),
+  /// "artifact" (the exported KernelArtifact). Empty: run the pipeline only.
+  std::string Emit;
+  /// Where to write; "-" is standard output.
+  std::string OutputFile = "-";
+  /// Print compile time by stage to the error stream.
+  bool PrintCompileTime = false;
 };
 
 /// Runs tile-llc. Results go to \p Out, diagnostics to \p Err. Returns the

@@ -31,6 +31,7 @@ def CPUBackend : TargetBackend<"CPU"> {
   let Summary = "host CPUs: vectorized LLVM IR, or C source";
   let Kinds = [CpuKind, LlvmKind, CKind];
   let Pipeline = "runCPUPipeline";
+  let PassPipeline = "buildCPUPipeline";
   let DeviceCodeGen = "generateCPUDeviceCode";
   let HostCodeGen = "generateCPUHostCode";
   let Outputs = [DeviceOutput<FormatLLVMIR, SourceOnly>,

@@ -14,6 +14,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/TargetParser/Host.h"
 #include <mutex>
 
@@ -80,14 +81,22 @@ getTargetMachine(const TargetSpec &T) {
   return createTargetMachine(llvm::sys::getProcessTriple(), CPU);
 }
 
-/// O3 + object code, keeping the optimized IR as readable source.
+/// O3 + object code, keeping the optimized IR as readable source and, when
+/// \p Asm is given, the assembly.
 llvm::Error compile(llvm::Module &LM, const TargetSpec &T, std::string &Object,
-                    std::string &Source) {
+                    std::string &Source, std::string *Asm = nullptr) {
   auto TM = getTargetMachine(T);
   if (!TM)
     return TM.takeError();
   optimizeModule(LM, **TM);
   Source = printLLVMModule(LM);
+  if (Asm) {
+    std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(LM);
+    auto A = emitMachineCode(*Copy, **TM, EmitKind::Assembly);
+    if (!A)
+      return A.takeError();
+    *Asm = std::move(*A);
+  }
   auto Obj = emitMachineCode(LM, **TM, EmitKind::Object);
   if (!Obj)
     return Obj.takeError();
@@ -107,7 +116,8 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
   Artifact.DeviceFmt = DeviceFormat::Object;
-  return compile(LM, Ctx.getTarget(), Artifact.DeviceCode, Artifact.DeviceSource);
+  return compile(LM, Ctx.getTarget(), Artifact.DeviceCode, Artifact.DeviceSource,
+                 &Artifact.Notes["device-asm"]);
 }
 
 llvm::Error generateCPUHostCode(const BackendContext &Ctx, const Module &M,

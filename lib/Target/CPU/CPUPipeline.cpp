@@ -21,7 +21,7 @@
 namespace tile {
 
 /// The CPU pipeline, in order.
-void buildCPUPipeline(PassManager &PM) {
+void buildCPUPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createLowerTileOpsPass());
   PM.addPass(createMaterializeLaunchPass());
@@ -33,7 +33,7 @@ llvm::Error runCPUPipeline(const BackendContext &Ctx, Module &M) {
   llvm::raw_string_ostream OS(Text);
   DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
   PassManager PM;
-  buildCPUPipeline(PM);
+  buildCPUPipeline(Ctx, PM);
   PassState S{Diag, &Ctx};
   if (!PM.run(M, S))
     return llvm::createStringError(Text.empty() ? "the CPU pipeline failed" : Text);

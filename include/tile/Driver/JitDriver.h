@@ -1,0 +1,58 @@
+//===- JitDriver.h - The logic of tile-jit ----------------------*- C++ -*-===//
+//
+// tile-jit compiles a .tile function for a target, makes or loads its
+// inputs, runs it through the resolved execution backend, writes outputs,
+// and optionally checks every written tensor against the f64 reference
+// interpreter and times repeated runs. The tool's main only fills
+// JitOptions; tests drive runJit directly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DRIVER_JITDRIVER_H
+#define TILE_DRIVER_JITDRIVER_H
+
+#include "llvm/Support/raw_ostream.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tile {
+
+class TargetRegistry;
+
+struct JitOptions {
+  std::string InputFile;
+  std::string Target = "cpu";
+  std::string HostTarget;
+  std::string ExecBackend = "auto";
+  /// Function to run; may be omitted when the file has one.
+  std::string Entry;
+  /// `M=4096`: values of symbolic dimensions.
+  std::vector<std::string> Dims;
+  /// `A=a.npy`: tensors read from files.
+  std::vector<std::string> Inputs;
+  /// `C=c.npy`: tensors written to files after the run.
+  std::vector<std::string> Outputs;
+  /// `alpha=0.5`: scalar parameters.
+  std::vector<std::string> Scalars;
+  /// Make the inputs that were not given: random tensors and scalars.
+  bool Random = false;
+  uint64_t Seed = 0;
+  /// Compare every written tensor with the reference interpreter.
+  bool Check = false;
+  /// Timed runs after warm-up (0: none).
+  unsigned Bench = 0;
+  /// Worker threads of host execution backends (0: all hardware threads).
+  unsigned Threads = 0;
+  /// Print compile time by stage.
+  bool PrintCompileTime = false;
+};
+
+/// Runs tile-jit; returns the process exit code. Results go to \p Out,
+/// errors (`tile-jit: error: ...`) to \p Err.
+int runJit(const JitOptions &Opts, const TargetRegistry &Registry,
+           llvm::raw_ostream &Out, llvm::raw_ostream &Err);
+
+} // namespace tile
+
+#endif // TILE_DRIVER_JITDRIVER_H

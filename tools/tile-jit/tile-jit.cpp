@@ -1,0 +1,62 @@
+//===- tile-jit.cpp - Run a .tile kernel now ------------------------------===//
+//
+// Compiles a function for a target, runs it through the execution backend
+// on real inputs, writes outputs, checks them against the reference
+// interpreter and times it. The logic is in libTileDriver (JitDriver.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Driver/JitDriver.h"
+#include "tile/Target/AllTargets.h"
+#include "tile/Target/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+
+using namespace llvm;
+
+static cl::opt<std::string> Input(cl::Positional, cl::desc("<input .tile>"));
+static cl::opt<std::string> Target("target", cl::desc("Target, e.g. cpu or 'cuda -arch=sm_90a'"),
+                                   cl::init("cpu"));
+static cl::opt<std::string> HostTarget("host-target", cl::desc("Host target (default: the CPU)"));
+static cl::opt<std::string> Exec("exec", cl::desc("Execution backend (default: auto)"),
+                                 cl::init("auto"));
+static cl::opt<std::string> Entry("entry", cl::desc("Function to run"));
+static cl::list<std::string> Dims("dim", cl::desc("NAME=N: a symbolic dimension"));
+static cl::list<std::string> Inputs("input", cl::desc("NAME=file.npy: an input tensor"));
+static cl::list<std::string> Outputs("output", cl::desc("NAME=file.npy: write a tensor after the run"));
+static cl::list<std::string> Scalars("scalar", cl::desc("NAME=V: a scalar parameter"));
+static cl::opt<bool> Random("random", cl::desc("Make random inputs for tensors and scalars not given"));
+static cl::opt<uint64_t> Seed("seed", cl::desc("Seed of --random"), cl::init(0));
+static cl::opt<bool> Check("check", cl::desc("Compare every written tensor with the f64 reference interpreter"));
+static cl::opt<unsigned> Bench("bench", cl::desc("Time N runs after warm-up and report the median"),
+                               cl::init(0));
+static cl::opt<unsigned> Threads("num-threads", cl::desc("Worker threads for host execution (0: all)"),
+                                 cl::init(0));
+static cl::opt<bool> CompileTime("print-compile-time", cl::desc("Print compile time by stage"));
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "Tile JIT: compile and run a kernel\n");
+  tile::TargetRegistry Registry;
+  if (Error E = tile::registerAllTargetBackends(Registry)) {
+    errs() << "tile-jit: error: " << toString(std::move(E)) << "\n";
+    return 1;
+  }
+  tile::JitOptions O;
+  O.InputFile = Input;
+  O.Target = Target;
+  O.HostTarget = HostTarget;
+  O.ExecBackend = Exec;
+  O.Entry = Entry;
+  O.Dims.assign(Dims.begin(), Dims.end());
+  O.Inputs.assign(Inputs.begin(), Inputs.end());
+  O.Outputs.assign(Outputs.begin(), Outputs.end());
+  O.Scalars.assign(Scalars.begin(), Scalars.end());
+  O.Random = Random;
+  O.Seed = Seed;
+  O.Check = Check;
+  O.Bench = Bench;
+  O.Threads = Threads;
+  O.PrintCompileTime = CompileTime;
+  return tile::runJit(O, Registry, outs(), errs());
+}
