@@ -12,6 +12,7 @@
 #include "tile/IR/Walk.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include <cmath>
 
 using namespace tile;
 using llvm::dyn_cast;
@@ -109,6 +110,8 @@ Builder::Typed Builder::resolve(ExprArg &&A) {
   case ExprArg::Kind::IntLit:
     return {std::make_unique<IntLitExpr>(A.Int, DType::I32, Loc), true};
   case ExprArg::Kind::FloatLit:
+    assert(std::isfinite(A.Float) &&
+           "the textual format has no NaN or infinite literal; use inf(Ty)");
     return {std::make_unique<FloatLitExpr>(A.Float, DType::F32, Loc), true};
   case ExprArg::Kind::BoolLit:
     return {std::make_unique<IntLitExpr>(A.Int, DType::I1, Loc), false};
@@ -139,15 +142,20 @@ ExprPtr Builder::build(ExprArg A) { return resolve(std::move(A)).E; }
   return llvm::all_of(N, [](char C) { return llvm::isAlnum(C) || C == '_'; });
 }
 
-/// A bare identifier the parser reads as a symbolic dimension.
-[[maybe_unused]] static bool isValidDimName(StringRef N) {
+/// A bare identifier, as attribute names and dimensions are written.
+[[maybe_unused]] static bool isIdentifier(StringRef N) {
   if (N.empty() || !(llvm::isAlpha(N[0]) || N[0] == '_') || N.back() == '.')
     return false;
-  if (!llvm::all_of(N, [](char C) {
-        return llvm::isAlnum(C) || C == '_' || C == '.';
-      }))
-    return false;
-  return !parseDType(N) && N != "true" && N != "false";
+  return llvm::all_of(
+      N, [](char C) { return llvm::isAlnum(C) || C == '_' || C == '.'; });
+}
+
+/// An identifier the parser reads as a symbolic dimension.
+[[maybe_unused]] static bool isValidDimName(StringRef N) {
+  // Expressions read these as something else.
+  bool Reserved = N == "true" || N == "false" || N == "cast" || N == "inf" ||
+                  parseIntrinsic(N).has_value();
+  return isIdentifier(N) && !parseDType(N) && !Reserved;
 }
 
 /// The value a statement defines in its enclosing block.
@@ -375,7 +383,8 @@ AttributeList Builder::makeAttrs(llvm::ArrayRef<NamedAttribute> Attrs) const {
   AttributeList L;
   for (const NamedAttribute &A : Attrs) {
     assert(!L.get(A.Name) && "duplicate attribute");
-    assert(!A.Name.empty() && "attribute without a name");
+    assert(isIdentifier(A.Name) &&
+           "attribute names are identifiers ([A-Za-z_][A-Za-z0-9_.]*)");
     L.set(A.Name, A.Value, A.Loc.isValid() ? A.Loc : Loc);
   }
   return L;
@@ -425,7 +434,8 @@ BufferValue *Builder::addBufferParam(StringRef Name, DType Ty,
         continue;
       }
       assert(isValidDimName(D.Name) &&
-             "a symbolic dimension is an identifier that is not a type name");
+             "a symbolic dimension is an identifier, not a type name or a "
+             "reserved word");
       Out.push_back(
           std::make_unique<RefExpr>(F->getOrCreateDim(D.Name, Loc), Loc));
     }
@@ -538,9 +548,11 @@ KernelStmt *Builder::createKernel(
   return K;
 }
 
-/// The type of a loop variable: its bound's, when that is an integer.
+/// The type of a loop variable: its bound's, when that is a (non-i1)
+/// integer type; the verifier reports other bounds.
 static DType getLoopVarType(const Expr &Hi) {
-  return isInteger(Hi.getDType()) ? Hi.getDType() : DType::I32;
+  DType Ty = Hi.getDType();
+  return isInteger(Ty) && !isBool(Ty) ? Ty : DType::I32;
 }
 
 ForStmt *Builder::createForImpl(LoopKind Kind, StringRef Var, ExprArg Lo,
@@ -551,12 +563,20 @@ ForStmt *Builder::createForImpl(LoopKind Kind, StringRef Var, ExprArg Lo,
   assert(llvm::none_of(Attrs,
                        [](const NamedAttribute &A) { return A.Name == "step"; }) &&
          "pass the step as an expression, not as an attribute");
+  // As the parser: a literal bound takes the other bound's type (counting
+  // from 0 to an i64 counts in i64), else i32; the step takes the bounds'.
+  Typed L = resolve(std::move(Lo)), H = resolve(std::move(Hi));
+  unify(L, H);
+  coerce(L, DType::I32);
+  coerce(H, DType::I32);
   LoopDim D;
-  D.Lo = build(std::move(Lo), DType::I32);
-  D.Hi = build(std::move(Hi), DType::I32);
+  D.Lo = std::move(L.E);
+  D.Hi = std::move(H.E);
   D.Var = std::make_unique<Value>(Value::Kind::LoopVar, Var,
                                   getLoopVarType(*D.Hi), Loc);
-  ExprPtr S = Step.isNull() ? nullptr : build(std::move(Step), DType::I32);
+  ExprPtr S;
+  if (!Step.isNull())
+    S = build(std::move(Step), getLoopVarType(*D.Hi));
   std::vector<LoopDim> Dims;
   Dims.push_back(std::move(D));
   auto F = std::make_unique<ForStmt>(Kind, std::move(Dims), std::move(S),
@@ -923,6 +943,8 @@ ExprPtr Builder::getInt(int64_t V, DType Ty) {
 
 ExprPtr Builder::getFloat(double V, DType Ty) {
   assert(isFloat(Ty) && "a float literal needs a float type");
+  assert(std::isfinite(V) &&
+         "the textual format has no NaN or infinite literal; use inf(Ty)");
   return std::make_unique<FloatLitExpr>(V, Ty, Loc);
 }
 

@@ -15,6 +15,7 @@
 #include "tile/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
+#include <cmath>
 
 using namespace tile;
 using llvm::ArrayRef;
@@ -489,6 +490,36 @@ TEST_F(BuilderTest, LiteralsTakeTheTypeTheirContextAsks) {
   EXPECT_EQ(Cast->getOperand()->getDType(), DType::I32);
 }
 
+TEST_F(BuilderTest, LoopBoundsAndStepTakeTheBoundsType) {
+  BufferValue *L = nullptr;
+  Value *N = nullptr;
+  buildKernelFunction(
+      B,
+      [&] {
+        L = B.addBufferParam("l", DType::I64, {8});
+        N = B.addScalarParam("n", DType::I64);
+      },
+      [&](Value *Bx) {
+        // serial(0, %n, step = 2) with an i64 %n counts in i64.
+        B.createFor(LoopKind::Serial, "i", 0, N, 2, {}, [&](Value *I) {
+          EXPECT_EQ(I->getDType(), DType::I64);
+          B.createStore(L, {0}, I);
+        });
+        B.createFor(LoopKind::Unroll, "j", 0, 4, [&](Value *J) {
+          EXPECT_EQ(J->getDType(), DType::I32);
+        });
+      });
+  expectSameAsParsed("func @f(%l: i64[8], %n: i64) {\n"
+                     "  kernel grid(1) threads(128) (%bx) {\n"
+                     "    for %i in serial(0, %n, step = 2) {\n"
+                     "      %l[0] = %i\n"
+                     "    }\n"
+                     "    for %j in unroll(0, 4) {\n"
+                     "    }\n"
+                     "  }\n"
+                     "}\n");
+}
+
 //===----------------------------------------------------------------------===//
 // Statements
 //===----------------------------------------------------------------------===//
@@ -918,6 +949,11 @@ TEST_F(BuilderDeathTest, Redefinition) {
   B.setInsertionPointToStart(K->getBodyMutable());
   EXPECT_DEATH(B.createVar("v", F32), "after the insertion point");
   EXPECT_DEATH(B.createLet("not a name", 1), "value names are");
+  // Symbolic dimensions are identifiers that expressions read as such.
+  EXPECT_DEATH(B.addBufferParam("X", F32, {"exp"}), "reserved word");
+  EXPECT_DEATH(B.addBufferParam("X", F32, {"f16"}), "not a type name");
+  EXPECT_DEATH(B.createFunction("g", {{"pass x", Attribute::getInt(1)}}),
+               "attribute names are identifiers");
 }
 
 TEST_F(BuilderDeathTest, UseOutOfScope) {
@@ -935,6 +971,8 @@ TEST_F(BuilderDeathTest, LiteralThatCannotTakeItsType) {
     EXPECT_DEATH(B.createStore(A, {0.5, 0}, 1), "literal cannot take");
     EXPECT_DEATH(B.createIf(2), "literal cannot take");
     EXPECT_DEATH(B.add(Idx[0], 0.5), "literal cannot take");
+    EXPECT_DEATH(B.createStore(A, {0, 0}, std::nan("")), "no NaN or infinite");
+    EXPECT_DEATH(B.getFloat(HUGE_VAL), "use inf");
   });
 }
 

@@ -247,7 +247,8 @@ public:
 
   /// `for %Var in Kind(Lo, Hi, step = Step, Attrs...)` for a serial,
   /// pipelined or unroll loop (parallel loops: createParallel). A null Step
-  /// is a unit step.
+  /// is a unit step. As in text, a literal bound takes the other bound's
+  /// type (else i32), and a literal step the bounds' type.
   ForStmt *createFor(LoopKind Kind, llvm::StringRef Var, ExprArg Lo, ExprArg Hi,
                      llvm::ArrayRef<NamedAttribute> Attrs = {});
   ForStmt *createFor(LoopKind Kind, llvm::StringRef Var, ExprArg Lo, ExprArg Hi,
