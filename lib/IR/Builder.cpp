@@ -11,6 +11,8 @@
 #include "tile/IR/Builder.h"
 #include "tile/IR/Walk.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include <cmath>
 
@@ -217,6 +219,17 @@ Function *Builder::findFunctionOf(const Block &B) const {
       return F.get();
   return nullptr;
 }
+
+struct Builder::Scope {
+  llvm::SmallPtrSet<const Value *, 32> Visible;
+  llvm::StringSet<> Names;
+  /// Names defined after the insertion point in its block (and in blocks
+  /// nested there): a definition here would be redefined by them.
+  llvm::StringSet<> LaterNames;
+  /// The insertion block is not in a function of the module: uses are not
+  /// checked.
+  bool Detached = false;
+};
 
 Builder::Scope Builder::computeScope() const {
   assert(IP.Blk && "no insertion point");

@@ -870,6 +870,27 @@ TEST_F(BuilderTest, InsertionPoints) {
                      "}\n");
 }
 
+TEST_F(BuilderTest, DetachedBlockThenInsert) {
+  B.createFunction("f");
+  KernelStmt *K = B.createKernel({1}, 32, {"bx"});
+  Value *Bx = K->getBlockIndices()[0].get();
+  // A block not (yet) in the module: names are checked within it only.
+  Block Body;
+  B.setInsertionPointToEnd(Body);
+  B.createLet("x", B.add(Bx, 1));
+  B.createLet("y", B.mul(Bx, 2));
+  // insert() checks names and uses again where the statements land.
+  B.setInsertionPointToEnd(K->getBodyMutable());
+  for (StmtPtr &S : Body.Stmts)
+    B.insert(std::move(S));
+  expectSameAsParsed("func @f() {\n"
+                     "  kernel grid(1) threads(32) (%bx) {\n"
+                     "    let %x = %bx + 1\n"
+                     "    let %y = %bx * 2\n"
+                     "  }\n"
+                     "}\n");
+}
+
 TEST_F(BuilderTest, SiblingScopesMayReuseNames) {
   buildKernelFunction(
       B, [] {},

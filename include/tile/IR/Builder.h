@@ -6,7 +6,24 @@
 // scalar expressions. Like llvm::IRBuilder it keeps an insertion point (a
 // block and a position in it); structured statements take their bodies as
 // callbacks, or return the statement so the caller can move the insertion
-// point into it.
+// point into it:
+//
+//   Builder B(M);
+//   B.createFunction("gemm");
+//   BufferValue *A = B.addBufferParam("A", DType::F16, {"M", "K"});
+//   ...
+//   B.createKernel(
+//       {B.ceildiv(B.dim("N"), 128), B.ceildiv(B.dim("M"), 128)}, 128,
+//       {"bx", "by"}, [&](llvm::ArrayRef<Value *> Idx) {
+//         BufferValue *As = B.createShared("As", DType::F16, {128, 32});
+//         ...
+//         B.createFor(LoopKind::Pipelined, "k", 0, B.ceildiv(B.dim("K"), 32),
+//                     {{"stages", Attribute::getInt(3)}}, [&](Value *K) {
+//                       B.createCopy({A, {B.mul(Idx[1], 128), B.mul(K, 32)}},
+//                                    As);
+//                       B.createGemm(As, Bs, Cf);
+//                     });
+//       });
 //
 // Literals follow the parser's typing rules. A C++ integer or floating-point
 // literal passed where an expression is expected is untyped: it takes the
@@ -27,8 +44,6 @@
 
 #include "tile/IR/IR.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
-#include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/StringSet.h"
 #include <type_traits>
 
 namespace tile {
@@ -452,15 +467,7 @@ private:
   Function *findFunctionOf(const Block &B) const;
 
   /// What the parser's scopes would hold at the insertion point.
-  struct Scope {
-    llvm::SmallPtrSet<const Value *, 32> Visible;
-    llvm::StringSet<> Names;
-    /// Names defined after the insertion point in its block (and in blocks
-    /// nested there): a definition here would be redefined by them.
-    llvm::StringSet<> LaterNames;
-    /// The insertion block is not in a function of the module.
-    bool Detached = false;
-  };
+  struct Scope;
   Scope computeScope() const;
   /// Asserts that \p Name may be defined at the insertion point; with
   /// \p Nested, in a scope opened there (loop variables, block indices).
