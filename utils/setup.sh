@@ -15,6 +15,7 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools clang-22 lld-22 libclang-rt-22-dev
   libgtest-dev libgmock-dev libzstd-dev zlib1g-dev libdlpack-dev
   libhsa-runtime-dev libze-dev
+  python3-numpy  # tile-jit lit tests write .npy files with it
 )
 
 missing=()
