@@ -1,6 +1,7 @@
 //===- Reference.cpp - Checking results against the interpreter -----------===//
 
 #include "tile/Driver/Reference.h"
+#include "tile/IR/ReferenceInterpreter.h"
 #include <cmath>
 
 using namespace tile;
@@ -53,9 +54,42 @@ CheckReport tile::compareWithReference(const HostTensor &Got,
   return R;
 }
 
-// TEMPORARY (not committed): until the interpreter lands.
 llvm::Expected<std::map<std::string, ReferenceResult>>
-tile::runReference(const Function &, const std::map<std::string, HostTensor> &,
-                   const std::map<std::string, double> &, llvm::SourceMgr &) {
-  return llvm::createStringError("interpreter not yet available");
+tile::runReference(const Function &F,
+                   const std::map<std::string, HostTensor> &Tensors,
+                   const std::map<std::string, double> &Scalars,
+                   llvm::SourceMgr &SM) {
+  std::vector<RefTensor> Storage(F.getParams().size());
+  std::vector<RefArg> Args;
+  for (size_t I = 0; I != F.getParams().size(); ++I) {
+    const Value *P = F.getParams()[I].get();
+    std::string Name = P->getName().str();
+    if (!P->isBuffer()) {
+      auto It = Scalars.find(Name);
+      if (It == Scalars.end())
+        return llvm::createStringError("no value for scalar '" + Name + "'");
+      Args.push_back(RefArg::scalar(It->second));
+      continue;
+    }
+    auto It = Tensors.find(Name);
+    if (It == Tensors.end())
+      return llvm::createStringError("no tensor for '" + Name + "'");
+    const HostTensor &T = It->second;
+    RefTensor &R = Storage[I];
+    R.Shape = T.getShape();
+    R.Data.resize(size_t(T.getNumElements()));
+    for (int64_t E = 0; E != T.getNumElements(); ++E)
+      R.Data[E] = T.get(E);
+    Args.push_back(RefArg::tensor(R));
+  }
+  InterpreterOptions Opts;
+  Opts.SM = &SM;
+  if (llvm::Error E = interpretFunction(F, Args, Opts))
+    return std::move(E);
+  std::map<std::string, ReferenceResult> Out;
+  for (size_t I = 0; I != F.getParams().size(); ++I)
+    if (F.getParams()[I]->isBuffer())
+      Out[F.getParams()[I]->getName().str()] = {std::move(Storage[I].Shape),
+                                               std::move(Storage[I].Data)};
+  return Out;
 }

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SoftFloat.h"
 #include "tile/Exec/Executor.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
@@ -200,6 +201,8 @@ OrcExecutor::load(const KernelArtifact &A) {
   Define("tile_rt_launch", reinterpret_cast<void *>(&tile_rt_launch));
   Define("tile_rt_alloc_workspace", reinterpret_cast<void *>(&tile_rt_alloc_workspace));
   Define("tile_rt_free_workspace", reinterpret_cast<void *>(&tile_rt_free_workspace));
+  for (auto [Name, Addr] : getSoftFloatHelpers())
+    Define(Name, Addr);
   if (llvm::Error E = (*J)->getMainJITDylib().define(
           llvm::orc::absoluteSymbols(std::move(Runtime))))
     return std::move(E);

@@ -1,0 +1,95 @@
+//===- SoftFloat.cpp - Conversion helpers JIT-compiled code calls ---------===//
+//
+// LLVM lowers conversions to and from half and bfloat to calls of
+// compiler-rt's helpers (__truncsfbf2, __extendhfsf2, ...) on CPUs without
+// the instructions. A JIT-linked object cannot rely on the process having
+// compiler-rt, so the orc backend defines these symbols itself. They round
+// to nearest even, as compiler-rt does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SoftFloat.h"
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace {
+
+uint16_t toHalfBits(float F) {
+  uint32_t X;
+  std::memcpy(&X, &F, 4);
+  uint32_t Sign = (X >> 16) & 0x8000, Exp = (X >> 23) & 0xff, Man = X & 0x7fffff;
+  if (Exp == 0xff)
+    return Sign | 0x7c00 | (Man ? 0x200 : 0);
+  int E = int(Exp) - 127 + 15;
+  if (E >= 31)
+    return Sign | 0x7c00;
+  if (E <= 0) {
+    if (E < -10)
+      return Sign;
+    Man |= 0x800000;
+    int Shift = 14 - E;
+    uint32_t H = Man >> Shift, Rem = Man & ((1u << Shift) - 1), Mid = 1u << (Shift - 1);
+    if (Rem > Mid || (Rem == Mid && (H & 1)))
+      ++H;
+    return Sign | H;
+  }
+  uint32_t H = (uint32_t(E) << 10) | (Man >> 13), Rem = Man & 0x1fff;
+  if (Rem > 0x1000 || (Rem == 0x1000 && (H & 1)))
+    ++H;
+  return Sign | H;
+}
+
+float fromHalfBits(uint16_t H) {
+  uint32_t Sign = uint32_t(H & 0x8000) << 16, Exp = (H >> 10) & 0x1f, Man = H & 0x3ff;
+  if (Exp == 0) {
+    float V = std::ldexp(float(Man), -24);
+    return Sign ? -V : V;
+  }
+  uint32_t X = Exp == 0x1f ? Sign | 0x7f800000 | (Man << 13)
+                           : Sign | ((Exp - 15 + 127) << 23) | (Man << 13);
+  float F;
+  std::memcpy(&F, &X, 4);
+  return F;
+}
+
+uint16_t toBFloatBits(float F) {
+  uint32_t X;
+  std::memcpy(&X, &F, 4);
+  if ((X & 0x7fffffff) > 0x7f800000)
+    return uint16_t((X >> 16) | 0x40);
+  return uint16_t((X + 0x7fff + ((X >> 16) & 1)) >> 16);
+}
+
+template <typename T> T fromBits(uint16_t B) {
+  T R;
+  std::memcpy(&R, &B, 2);
+  return R;
+}
+template <typename T> uint16_t toBits(T V) {
+  uint16_t B;
+  std::memcpy(&B, &V, 2);
+  return B;
+}
+
+extern "C" {
+_Float16 tile_truncsfhf2(float F) { return fromBits<_Float16>(toHalfBits(F)); }
+// From double through float: rounding twice can differ from a direct
+// conversion in the last bit, for rare values that tie after the first.
+_Float16 tile_truncdfhf2(double D) { return fromBits<_Float16>(toHalfBits(float(D))); }
+float tile_extendhfsf2(_Float16 H) { return fromHalfBits(toBits(H)); }
+__bf16 tile_truncsfbf2(float F) { return fromBits<__bf16>(toBFloatBits(F)); }
+__bf16 tile_truncdfbf2(double D) { return fromBits<__bf16>(toBFloatBits(float(D))); }
+}
+
+} // namespace
+
+std::vector<std::pair<const char *, void *>> tile::getSoftFloatHelpers() {
+  return {{"__truncsfhf2", reinterpret_cast<void *>(&tile_truncsfhf2)},
+          {"__truncdfhf2", reinterpret_cast<void *>(&tile_truncdfhf2)},
+          {"__extendhfsf2", reinterpret_cast<void *>(&tile_extendhfsf2)},
+          {"__gnu_h2f_ieee", reinterpret_cast<void *>(&tile_extendhfsf2)},
+          {"__gnu_f2h_ieee", reinterpret_cast<void *>(&tile_truncsfhf2)},
+          {"__truncsfbf2", reinterpret_cast<void *>(&tile_truncsfbf2)},
+          {"__truncdfbf2", reinterpret_cast<void *>(&tile_truncdfbf2)}};
+}
