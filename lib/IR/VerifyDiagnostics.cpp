@@ -42,9 +42,16 @@ ExpectedDiagnostics::ExpectedDiagnostics(llvm::SourceMgr &SM,
     E.Sev = M[1] == "error"     ? Severity::Error
             : M[1] == "warning" ? Severity::Warning
                                 : Severity::Note;
+    // `@+N` or `@-N`. getAsInteger takes a leading '-' but not a '+'.
     int Offset = 0;
-    if (!M[2].empty())
-      M[2].drop_front().getAsInteger(10, Offset);
+    if (!M[2].empty()) {
+      llvm::StringRef N = M[2].drop_front();
+      bool Minus = N.consume_front("-");
+      N.consume_front("+");
+      N.getAsInteger(10, Offset);
+      if (Minus)
+        Offset = -Offset;
+    }
     E.Line = I + 1 + Offset;
     E.Text = M[3].str();
     E.Loc = Loc;
