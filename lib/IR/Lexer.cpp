@@ -2,6 +2,7 @@
 
 #include "Lexer.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
 
 using namespace tile;
 
@@ -166,4 +167,22 @@ llvm::StringRef tile::getTokenSpelling(TokKind K) {
   case TokKind::Bang: return "'!'";
   }
   return "token";
+}
+
+std::string tile::getLexErrorMessage(const Token &T) {
+  assert(T.is(TokKind::Error) && !T.Text.empty() && "not an error token");
+  char C = T.Text.front();
+  if (C == '"')
+    return "unterminated string; a string ends with '\"' on the same line";
+  if (llvm::isDigit(C))
+    return ("invalid number '" + T.Text +
+            "'; a name cannot start with a digit")
+        .str();
+  if (C == '@')
+    return "expected a function name like '@matmul' after '@'";
+  if (llvm::isPrint(C))
+    return ("invalid character '" + T.Text + "'").str();
+  return "invalid byte 0x" +
+         llvm::utohexstr(uint8_t(C), /*LowerCase=*/false, /*Width=*/2) +
+         " in the input";
 }

@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
+#include <string>
 
 namespace tile {
 
@@ -56,6 +57,11 @@ private:
 };
 
 llvm::StringRef getTokenSpelling(TokKind K);
+
+/// What is wrong with the text of an Error token, as a diagnostic message:
+/// an unterminated string, a number run into a name, a lone '@', or a
+/// character the language does not use.
+std::string getLexErrorMessage(const Token &T);
 
 } // namespace tile
 

@@ -15,6 +15,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <algorithm>
+#include <cmath>
 
 using namespace tile;
 using llvm::cast;
@@ -26,13 +28,20 @@ using llvm::Twine;
 
 namespace {
 
-/// An expression and whether it is a bare literal whose type may still be
-/// chosen by its context.
+/// An expression, whether it is a bare literal whose type may still be
+/// chosen by its context, and the depth of its tree.
 struct PExpr {
   ExprPtr E;
   bool Weak = false;
+  unsigned Depth = 1;
   explicit operator bool() const { return E != nullptr; }
 };
+
+/// How deep blocks, parentheses, attribute values and expression trees may
+/// nest. Everything after the parser (verifier, printer, passes, the
+/// destructors) walks these trees recursively: deeper input is rejected
+/// with an error instead of overflowing the stack.
+constexpr unsigned kMaxNesting = 200;
 
 class Parser {
 public:
@@ -45,7 +54,13 @@ public:
 
 private:
   //===--- Tokens ---------------------------------------------------------===//
-  void consume() { Tok = Lex.next(); }
+  void consume() {
+    Tok = Lex.next();
+    // No rule accepts an Error token, so the input is invalid: say what is
+    // wrong with the text rather than what the grammar expected there.
+    if (Tok.is(TokKind::Error))
+      error(Tok.getLoc(), getLexErrorMessage(Tok));
+  }
   bool consumeIf(TokKind K) {
     if (!Tok.is(K))
       return false;
@@ -108,6 +123,42 @@ private:
     ~ScopeGuard() { P.Scopes.pop_back(); }
   };
 
+  //===--- Nesting --------------------------------------------------------===//
+  /// Counts one level of recursion; check ok() before going deeper.
+  struct NestingGuard {
+    Parser &P;
+    explicit NestingGuard(Parser &P) : P(P) { ++P.Nesting; }
+    ~NestingGuard() { --P.Nesting; }
+    bool ok() {
+      if (P.Nesting <= kMaxNesting)
+        return true;
+      return P.errorTooDeep(P.Tok.getLoc());
+    }
+  };
+  bool errorTooDeep(SMLoc Loc) {
+    return error(Loc, "nesting is too deep: blocks, parentheses, expressions "
+                      "and attribute values may nest at most " +
+                          Twine(kMaxNesting) + " levels");
+  }
+  /// Sets the depth of \p E, one level above its deepest operand.
+  bool setDepth(PExpr &E, unsigned OperandDepth, SMLoc Loc) {
+    E.Depth = OperandDepth + 1;
+    return E.Depth <= kMaxNesting || errorTooDeep(Loc);
+  }
+
+  //===--- Literals -------------------------------------------------------===//
+  bool parseIntTok(int64_t &V) {
+    if (Tok.Text.getAsInteger(10, V))
+      return error("integer '" + Tok.Text + "' is too large for 64 bits");
+    return true;
+  }
+  bool parseFloatTok(double &V) {
+    // Overflow is inexact, and getAsDouble then gives infinity.
+    if (Tok.Text.getAsDouble(V) || std::isinf(V))
+      return error("float '" + Tok.Text + "' is out of range");
+    return true;
+  }
+
   //===--- Grammar --------------------------------------------------------===//
   std::unique_ptr<Function> parseFunction();
   std::unique_ptr<Value> parseParam();
@@ -133,7 +184,13 @@ private:
   /// Parses an expression and gives a weak literal type \p Ty.
   ExprPtr parseExprAs(DType Ty);
   ExprPtr parseIndexExpr() { return parseExprAs(DType::I32); }
-  bool parseExprList(std::vector<ExprPtr> &Out, TokKind Close, StringRef What);
+  /// Gives weak literal \p E the type \p Ty, or reports why it cannot be.
+  bool coerceOrError(PExpr &E, DType Ty);
+  /// Parses a comma-separated list of integer expressions (indices, shapes,
+  /// grid sizes) up to \p Close; bare literals become i32. \p MaxDepth, when
+  /// given, receives the depth of the deepest element.
+  bool parseExprList(std::vector<ExprPtr> &Out, TokKind Close, StringRef What,
+                     unsigned *MaxDepth = nullptr);
 
   Lexer Lex;
   Token Tok;
@@ -141,6 +198,7 @@ private:
   DiagnosticEngine &Diag;
   Function *CurFunc = nullptr;
   std::vector<llvm::StringMap<Value *>> Scopes;
+  unsigned Nesting = 0;
   bool Failed = false;
 };
 
@@ -168,12 +226,17 @@ static bool coerceLiteral(ExprPtr &E, DType Ty) {
   return true;
 }
 
+/// "1 stride", "2 strides".
+static std::string countOf(size_t N, StringRef One, StringRef Many) {
+  return (Twine(N) + " " + (N == 1 ? One : Many)).str();
+}
+
 /// Unifies the types of two operands where one is a weak literal.
 static void unify(PExpr &A, PExpr &B) {
   if (A.Weak && !B.Weak)
-    coerceLiteral(A.E, B.E->getDType());
+    A.Weak = !coerceLiteral(A.E, B.E->getDType());
   else if (B.Weak && !A.Weak)
-    coerceLiteral(B.E, A.E->getDType());
+    B.Weak = !coerceLiteral(B.E, A.E->getDType());
   else if (A.Weak && B.Weak && A.E->getDType() != B.E->getDType()) {
     // One int and one float literal: both float.
     coerceLiteral(A.E, DType::F32);
@@ -250,19 +313,29 @@ std::optional<DType> Parser::parseDTypeTok(StringRef Context) {
   return std::nullopt;
 }
 
+/// Names that expressions read as something else: a symbolic dimension so
+/// named could be declared but not used, and would not print back.
+static bool isReservedName(StringRef Name) {
+  return Name == "true" || Name == "false" || Name == "cast" ||
+         Name == "inf" || parseIntrinsic(Name).has_value();
+}
+
 /// A dimension in a parameter's shape or strides: an integer or a symbol.
 ExprPtr Parser::parseShapeDim() {
   SMLoc Loc = Tok.getLoc();
   if (Tok.is(TokKind::Int)) {
     int64_t V;
-    if (Tok.Text.getAsInteger(10, V)) {
-      error("integer '" + Tok.Text + "' is too large");
+    if (!parseIntTok(V))
       return nullptr;
-    }
     consume();
     return std::make_unique<IntLitExpr>(V, DType::I32, Loc);
   }
   if (Tok.is(TokKind::Ident) && !parseDType(Tok.Text)) {
+    if (isReservedName(Tok.Text)) {
+      error("'" + Tok.Text +
+            "' is a reserved word and cannot name a symbolic dimension");
+      return nullptr;
+    }
     Value *D = CurFunc->getOrCreateDim(Tok.Text, Loc);
     consume();
     return std::make_unique<RefExpr>(D, Loc);
@@ -312,9 +385,9 @@ std::unique_ptr<Value> Parser::parseParam() {
     if (!expect(TokKind::RParen, "to end the strides"))
       return nullptr;
     if (Strides.size() != Shape.size()) {
-      error(SLoc, "'%" + Name + "' has " + Twine(Shape.size()) +
-                      " dimensions but " + Twine(Strides.size()) +
-                      " strides");
+      error(SLoc, "'%" + Name + "' has " +
+                      countOf(Shape.size(), "dimension", "dimensions") +
+                      " but " + countOf(Strides.size(), "stride", "strides"));
       return nullptr;
     }
   }
@@ -328,6 +401,9 @@ std::unique_ptr<Value> Parser::parseParam() {
 //===----------------------------------------------------------------------===//
 
 bool Parser::parseBlock(Block &B) {
+  NestingGuard N(*this);
+  if (!N.ok())
+    return false;
   B.LBrace = Tok.getLoc();
   if (!expect(TokKind::LBrace, "to start a block"))
     return false;
@@ -411,8 +487,6 @@ StmtPtr Parser::parseAlloc(StringRef Name, SMLoc NameLoc) {
       return nullptr;
     if (!parseExprList(Shape, TokKind::RBrack, "shape"))
       return nullptr;
-    for (ExprPtr &D : Shape)
-      coerceLiteral(D, DType::I32);
   }
   AttributeList Attrs;
   if (Tok.is(TokKind::LBrace) && !parseAttrDict(Attrs))
@@ -448,8 +522,6 @@ StmtPtr Parser::parseAssignment() {
     }
     if (!parseExprList(Indices, TokKind::RBrack, "index list"))
       return nullptr;
-    for (ExprPtr &I : Indices)
-      coerceLiteral(I, DType::I32);
   } else if (Buf->getScope() != MemScope::Var) {
     error(Loc, "'%" + Name + "' is a buffer; index it to store an element");
     return nullptr;
@@ -511,10 +583,12 @@ StmtPtr Parser::parseFor() {
   consume();
   if (!expect(TokKind::LParen, "after the loop kind"))
     return nullptr;
-  // Positional bounds, then `name = value` options.
-  std::vector<ExprPtr> Bounds;
+  // Positional bounds, then `name = value` options. Bare literals among
+  // the bounds and the step take the type of the other bounds (serial(0, %n)
+  // with an i64 %n counts in i64), or i32.
+  std::vector<PExpr> Bounds;
   AttributeList Attrs;
-  ExprPtr Step;
+  PExpr Step;
   bool First = true;
   while (!Tok.is(TokKind::RParen)) {
     if (!First && !expect(TokKind::Comma, "between loop bounds"))
@@ -528,7 +602,11 @@ StmtPtr Parser::parseFor() {
       if (Tok.is(TokKind::Equal)) {
         consume();
         if (IdTok.Text == "step") {
-          Step = parseIndexExpr();
+          if (Step) {
+            error(IdTok.getLoc(), "duplicate loop option 'step'");
+            return nullptr;
+          }
+          Step = parseExpr();
           if (!Step)
             return nullptr;
           continue;
@@ -550,12 +628,24 @@ StmtPtr Parser::parseFor() {
       error("loop bounds must come before loop options");
       return nullptr;
     }
-    ExprPtr B = parseIndexExpr();
+    PExpr B = parseExpr();
     if (!B)
       return nullptr;
     Bounds.push_back(std::move(B));
   }
   consume(); // )
+  if (*LK != LoopKind::Parallel && Bounds.size() == 2)
+    unify(Bounds[0], Bounds[1]);
+  for (PExpr &B : Bounds)
+    if (!coerceOrError(B, DType::I32))
+      return nullptr;
+  if (Step) {
+    DType BoundTy = Bounds.empty() ? DType::I32 : Bounds.back().E->getDType();
+    if (!isInteger(BoundTy) || isBool(BoundTy))
+      BoundTy = DType::I32; // the verifier reports the bad bound
+    if (!coerceOrError(Step, BoundTy))
+      return nullptr;
+  }
   std::vector<LoopDim> Dims;
   if (*LK == LoopKind::Parallel) {
     if (Step) {
@@ -563,14 +653,14 @@ StmtPtr Parser::parseFor() {
       return nullptr;
     }
     if (Bounds.size() != Names.size()) {
-      error(KindLoc, "parallel loop has " + Twine(Names.size()) +
-                         " variables but " + Twine(Bounds.size()) +
-                         " extents");
+      error(KindLoc, "parallel loop has " +
+                         countOf(Names.size(), "variable", "variables") +
+                         " but " + countOf(Bounds.size(), "extent", "extents"));
       return nullptr;
     }
-    for (auto &B : Bounds) {
+    for (PExpr &B : Bounds) {
       LoopDim D;
-      D.Hi = std::move(B);
+      D.Hi = std::move(B.E);
       Dims.push_back(std::move(D));
     }
   } else {
@@ -581,23 +671,26 @@ StmtPtr Parser::parseFor() {
     if (Bounds.empty() || Bounds.size() > 2) {
       error(KindLoc, getLoopKindName(*LK) +
                          " loop takes (end) or (begin, end), got " +
-                         Twine(Bounds.size()) + " bounds");
+                         countOf(Bounds.size(), "bound", "bounds"));
       return nullptr;
     }
     LoopDim D;
     if (Bounds.size() == 1) {
-      D.Lo = std::make_unique<IntLitExpr>(0, Bounds[0]->getDType(), KindLoc);
-      D.Hi = std::move(Bounds[0]);
+      DType Ty = Bounds[0].E->getDType();
+      if (!isInteger(Ty) || isBool(Ty))
+        Ty = DType::I32; // the verifier reports the bad bound
+      D.Lo = std::make_unique<IntLitExpr>(0, Ty, KindLoc);
+      D.Hi = std::move(Bounds[0].E);
     } else {
-      D.Lo = std::move(Bounds[0]);
-      D.Hi = std::move(Bounds[1]);
+      D.Lo = std::move(Bounds[0].E);
+      D.Hi = std::move(Bounds[1].E);
     }
     Dims.push_back(std::move(D));
   }
   ScopeGuard G(*this);
   for (auto [D, N] : llvm::zip(Dims, Names)) {
     DType Ty = D.Hi->getDType();
-    if (!isInteger(Ty))
+    if (!isInteger(Ty) || isBool(Ty))
       Ty = DType::I32; // the verifier reports the bad bound
     D.Var = std::make_unique<Value>(Value::Kind::LoopVar, N.first, Ty, N.second);
     if (!declare(D.Var.get(), N.second))
@@ -606,7 +699,7 @@ StmtPtr Parser::parseFor() {
   Block Body;
   if (!parseBlock(Body))
     return nullptr;
-  return std::make_unique<ForStmt>(*LK, std::move(Dims), std::move(Step),
+  return std::make_unique<ForStmt>(*LK, std::move(Dims), std::move(Step.E),
                                    std::move(Attrs), std::move(Body), Loc);
 }
 
@@ -647,8 +740,6 @@ StmtPtr Parser::parseKernel() {
   SMLoc GridLoc = Tok.getLoc();
   if (!parseExprList(Grid, TokKind::RParen, "grid"))
     return nullptr;
-  for (ExprPtr &G : Grid)
-    coerceLiteral(G, DType::I32);
   if (Grid.empty() || Grid.size() > 3) {
     error(GridLoc, "a kernel grid has 1 to 3 dimensions, got " +
                        Twine(Grid.size()));
@@ -680,9 +771,10 @@ StmtPtr Parser::parseKernel() {
   if (!expect(TokKind::RParen, "to end the block index names"))
     return nullptr;
   if (Idx.size() != Grid.size()) {
-    error(IdxLoc, "kernel binds " + Twine(Idx.size()) +
-                      " block indices for a grid of " + Twine(Grid.size()) +
-                      " dimensions");
+    error(IdxLoc, "kernel binds " +
+                      countOf(Idx.size(), "block index", "block indices") +
+                      " for a grid of " +
+                      countOf(Grid.size(), "dimension", "dimensions"));
     return nullptr;
   }
   std::unique_ptr<Value> Tid;
@@ -902,18 +994,22 @@ bool Parser::parseAttrDict(AttributeList &Attrs) {
 }
 
 bool Parser::parseAttrValue(Attribute &A) {
+  NestingGuard N(*this);
+  if (!N.ok())
+    return false;
   bool Neg = consumeIf(TokKind::Minus);
   if (Tok.is(TokKind::Int)) {
     int64_t V;
-    if (Tok.Text.getAsInteger(10, V))
-      return error("integer '" + Tok.Text + "' is too large");
+    if (!parseIntTok(V))
+      return false;
     A = Attribute::getInt(Neg ? -V : V);
     consume();
     return true;
   }
   if (Tok.is(TokKind::Float)) {
     double V;
-    Tok.Text.getAsDouble(V);
+    if (!parseFloatTok(V))
+      return false;
     A = Attribute::getFloat(Neg ? -V : V);
     consume();
     return true;
@@ -1007,25 +1103,29 @@ const BinOpDesc *findBinOp(TokKind K) {
 }
 } // namespace
 
+bool Parser::coerceOrError(PExpr &E, DType Ty) {
+  if (!E.Weak || coerceLiteral(E.E, Ty))
+    return true;
+  return error(E.E->getLoc(),
+               "literal cannot be used as a value of type " + getDTypeName(Ty));
+}
+
 ExprPtr Parser::parseExprAs(DType Ty) {
   PExpr E = parseExpr();
-  if (!E)
+  if (!E || !coerceOrError(E, Ty))
     return nullptr;
-  if (E.Weak && !coerceLiteral(E.E, Ty)) {
-    error(E.E->getLoc(), "literal cannot be used as a value of type " +
-                             getDTypeName(Ty));
-    return nullptr;
-  }
   return std::move(E.E);
 }
 
 bool Parser::parseExprList(std::vector<ExprPtr> &Out, TokKind Close,
-                           StringRef What) {
+                           StringRef What, unsigned *MaxDepth) {
   if (!consumeIf(Close)) {
     do {
       PExpr E = parseExpr();
-      if (!E)
+      if (!E || !coerceOrError(E, DType::I32))
         return false;
+      if (MaxDepth)
+        *MaxDepth = std::max(*MaxDepth, E.Depth);
       Out.push_back(std::move(E.E));
     } while (consumeIf(TokKind::Comma));
     if (!expect(Close, ("to end the " + What).str()))
@@ -1035,6 +1135,9 @@ bool Parser::parseExprList(std::vector<ExprPtr> &Out, TokKind Close,
 }
 
 PExpr Parser::parseExpr(unsigned MinPrec) {
+  NestingGuard N(*this);
+  if (!N.ok())
+    return {};
   PExpr LHS = parseUnary();
   if (!LHS)
     return {};
@@ -1053,6 +1156,8 @@ PExpr Parser::parseExpr(unsigned MinPrec) {
     LHS.E = std::make_unique<BinaryExpr>(D->Op, std::move(LHS.E),
                                          std::move(RHS.E), Ty, OpLoc);
     LHS.Weak = false;
+    if (!setDepth(LHS, std::max(LHS.Depth, RHS.Depth), OpLoc))
+      return {};
   }
   return LHS;
 }
@@ -1071,22 +1176,35 @@ PExpr Parser::parseUnary() {
         P.E = std::make_unique<FloatLitExpr>(-F->getValue(), F->getDType(), Loc);
       return P;
     }
+    // Each operator nests its operand one level deeper.
+    NestingGuard N(*this);
+    if (!N.ok())
+      return {};
     PExpr X = parseUnary();
     if (!X)
       return {};
     DType Ty = X.E->getDType();
-    return {std::make_unique<UnaryExpr>(UnaryOp::Neg, std::move(X.E), Ty, Loc),
+    PExpr U{std::make_unique<UnaryExpr>(UnaryOp::Neg, std::move(X.E), Ty, Loc),
             false};
+    if (!setDepth(U, X.Depth, Loc))
+      return {};
+    return U;
   }
   if (consumeIf(TokKind::Bang)) {
+    NestingGuard N(*this);
+    if (!N.ok())
+      return {};
     PExpr X = parseUnary();
     if (!X)
       return {};
     if (X.Weak)
       coerceLiteral(X.E, DType::I1);
-    return {std::make_unique<UnaryExpr>(UnaryOp::Not, std::move(X.E),
+    PExpr U{std::make_unique<UnaryExpr>(UnaryOp::Not, std::move(X.E),
                                         DType::I1, Loc),
             false};
+    if (!setDepth(U, X.Depth, Loc))
+      return {};
+    return U;
   }
   return parsePrimary();
 }
@@ -1096,16 +1214,15 @@ PExpr Parser::parsePrimary() {
   switch (Tok.Kind) {
   case TokKind::Int: {
     int64_t V;
-    if (Tok.Text.getAsInteger(10, V)) {
-      error("integer '" + Tok.Text + "' is too large");
+    if (!parseIntTok(V))
       return {};
-    }
     consume();
     return {std::make_unique<IntLitExpr>(V, DType::I32, Loc), true};
   }
   case TokKind::Float: {
     double V;
-    Tok.Text.getAsDouble(V);
+    if (!parseFloatTok(V))
+      return {};
     consume();
     return {std::make_unique<FloatLitExpr>(V, DType::F32, Loc), true};
   }
@@ -1138,10 +1255,13 @@ PExpr Parser::parsePrimary() {
         error(Loc, "'%" + Name + "' is a var; read it without indices");
         return {};
       }
-      if (!parseExprList(Indices, TokKind::RBrack, "index list"))
+      unsigned IndexDepth = 0;
+      if (!parseExprList(Indices, TokKind::RBrack, "index list", &IndexDepth))
         return {};
-      for (ExprPtr &I : Indices)
-        coerceLiteral(I, DType::I32);
+      PExpr L{std::make_unique<LoadExpr>(Buf, std::move(Indices), Loc), false};
+      if (!setDepth(L, IndexDepth, Loc))
+        return {};
+      return L;
     } else if (Buf->getScope() != MemScope::Var) {
       error(Loc, "buffer '%" + Name +
                      "' used as a scalar; index it like '%" + Name + "[...]'");
@@ -1189,7 +1309,10 @@ PExpr Parser::parseCallLike(StringRef Name, SMLoc Loc) {
       coerceLiteral(X.E, isFloat(X.E->getDType()) || isFloat(*Ty)
                              ? X.E->getDType()
                              : *Ty);
-    return {std::make_unique<CastExpr>(*Ty, std::move(X.E), Loc), false};
+    PExpr C{std::make_unique<CastExpr>(*Ty, std::move(X.E), Loc), false};
+    if (!setDepth(C, X.Depth, Loc))
+      return {};
+    return C;
   }
   std::optional<Intrinsic> Fn = parseIntrinsic(Name);
   if (!Fn) {
@@ -1230,9 +1353,15 @@ PExpr Parser::parseCallLike(StringRef Name, SMLoc Loc) {
     Ty = Args[0].E->getDType();
   }
   std::vector<ExprPtr> Es;
-  for (PExpr &A : Args)
+  unsigned ArgDepth = 0;
+  for (PExpr &A : Args) {
+    ArgDepth = std::max(ArgDepth, A.Depth);
     Es.push_back(std::move(A.E));
-  return {std::make_unique<CallExpr>(*Fn, std::move(Es), Ty, Loc), false};
+  }
+  PExpr Call{std::make_unique<CallExpr>(*Fn, std::move(Es), Ty, Loc), false};
+  if (!setDepth(Call, ArgDepth, Loc))
+    return {};
+  return Call;
 }
 
 //===----------------------------------------------------------------------===//
