@@ -98,6 +98,8 @@ public:
   ~BufferValue() override;
 
   MemScope getScope() const { return Scope; }
+  /// Passes move buffers between scopes (e.g. fragments into shared memory).
+  void setScope(MemScope S) { Scope = S; }
   bool isParam() const { return IsParam; }
   unsigned getRank() const { return Shape.size(); }
   llvm::ArrayRef<ExprPtr> getShape() const { return Shape; }
@@ -471,6 +473,11 @@ public:
   Value *getThreadIndex() const { return ThreadIdx.get(); }
   /// Removes the thread index binding (once no expression refers to it).
   std::unique_ptr<Value> takeThreadIndex() { return std::move(ThreadIdx); }
+  /// Binds a thread index (the kernel must have none).
+  void setThreadIndex(std::unique_ptr<Value> V) {
+    assert(!ThreadIdx && "kernel already binds a thread index");
+    ThreadIdx = std::move(V);
+  }
   const AttributeList &getAttrs() const { return Attrs; }
   AttributeList &getAttrsMutable() { return Attrs; }
   const Block &getBody() const { return Body; }

@@ -52,3 +52,21 @@ def LowerTileOps : Pass<TransformsPasses, "tile-lower-tile-ops"> {
   ];
   let Constructor = "createLowerTileOpsPass";
 }
+
+def LowerToSIMT : Pass<TransformsPasses, "tile-lower-to-simt"> {
+  let Summary = "Make a block-level kernel run as per-thread (SIMT) code";
+  let Description = [{
+    For GPU-style targets, after tile ops are lowered to loops: parallel
+    loops are distributed over the block's threads (thread %tx takes
+    iterations %tx, %tx + T, ...), block-level stores and element atomics
+    are done by thread 0, and a barrier follows every block-level statement
+    that touches shared memory. With fragments-in-shared, fragments move to
+    shared memory so that every thread can read any element; backends that
+    infer register layouts keep them instead.
+  }];
+  let Options = [
+    PassOption<"fragments-in-shared", "bool", "true",
+               "place fragments in shared memory">,
+  ];
+  let Constructor = "createLowerToSIMTPass";
+}

@@ -1,0 +1,272 @@
+//===- LowerToSIMT.cpp - tile-lower-to-simt -------------------------------===//
+//
+// Turns a block-level kernel (after tile-lower-tile-ops) into code every
+// thread of the block runs, as GPUs execute it:
+//  - a parallel loop becomes a loop over its linearised iteration space in
+//    which thread %tx takes iterations %tx, %tx + T, %tx + 2T, ...;
+//  - fragments live in shared memory, so that any thread may read what
+//    another wrote (layout-inferring backends keep them in registers
+//    instead and do not run this pass on them);
+//  - a block-level store or element atomic, which the language runs once,
+//    is done by thread 0;
+//  - a barrier follows every block-level statement that touches shared
+//    memory, so writes are seen by all threads before the next statement
+//    and no thread overwrites what another still reads.
+// Code that already depends on the thread index is left as written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/IR/Walk.h"
+#include "tile/Transforms/ExprUtils.h"
+#include "tile/Transforms/Pass.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace tile;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+
+#define GET_TILE_PASS_DECLS
+#include "tile/Transforms/Passes.inc"
+
+namespace {
+
+class SIMTLowering {
+public:
+  SIMTLowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
+               bool FragmentsInShared)
+      : Names(F), K(K), Ops(Ops), FragmentsInShared(FragmentsInShared),
+        Threads(*K.getThreads()->getConstInt()) {}
+
+  void run() {
+    if (!K.getThreadIndex())
+      K.setThreadIndex(std::make_unique<Value>(
+          Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
+    Tid = K.getThreadIndex();
+    Dep.insert(Tid);
+    if (FragmentsInShared)
+      walkStmts(K.getBodyMutable(), [](Stmt &S) {
+        if (auto *A = dyn_cast<AllocStmt>(&S))
+          if (A->getBuffer()->getScope() == MemScope::Fragment)
+            A->getBuffer()->setScope(MemScope::Shared);
+      });
+    uniformBlock(K.getBodyMutable());
+  }
+
+private:
+  bool usesDep(Stmt &S) {
+    bool Found = false;
+    forEachExprSlot(S, [&](ExprPtr &E) {
+      forEachUse(*E, [&](const Value *V) { Found |= Dep.count(V) > 0; });
+    });
+    return Found;
+  }
+
+  /// Whether \p S (or anything nested) reads or writes shared memory.
+  static bool touchesShared(Stmt &S) {
+    bool Found = false;
+    auto Check = [&](Stmt &X) {
+      forEachExprSlot(X, [&](ExprPtr &E) {
+        forEachUse(*E, [&](const Value *V) {
+          if (const auto *B = dyn_cast<BufferValue>(V))
+            Found |= B->getScope() == MemScope::Shared;
+        });
+      });
+      if (auto *St = dyn_cast<StoreStmt>(&X))
+        Found |= St->getBuffer()->getScope() == MemScope::Shared;
+      if (auto *Op = dyn_cast<OpStmt>(&X))
+        for (const OpOperand &O : Op->getOperands())
+          if (O.Kind == OperandKind::Region)
+            Found |= O.R.Buf->getScope() == MemScope::Shared;
+    };
+    Check(S);
+    for (Block *N : getNestedBlocks(S))
+      walkStmts(*N, Check);
+    return Found;
+  }
+
+  StmtPtr barrier() {
+    return std::make_unique<OpStmt>(Ops.lookup("barrier"), std::vector<OpOperand>(),
+                                    AttributeList());
+  }
+
+  /// `if %tx == 0 { S }`.
+  StmtPtr onThreadZero(StmtPtr S) {
+    Block Then;
+    Then.Stmts.push_back(std::move(S));
+    return std::make_unique<IfStmt>(
+        ex::binary(BinaryOp::Eq, ex::ref(Tid), ex::intLit(0)), std::move(Then),
+        std::nullopt);
+  }
+
+  /// for %i, %j in parallel(E0, E1) { B } =>
+  /// for %l in serial(%tx, E0 * E1, step = T) {
+  ///   let %i = %l / E1
+  ///   let %j = %l % E1
+  ///   B }
+  StmtPtr distribute(ForStmt &F) {
+    std::vector<LoopDim> &Dims = F.getDimsMutable();
+    ExprPtr Total;
+    for (LoopDim &D : Dims)
+      Total = Total ? ex::mul(std::move(Total), D.Hi->clone()) : D.Hi->clone();
+    LoopDim L;
+    L.Var = std::make_unique<Value>(Value::Kind::LoopVar, Names.fresh("it"),
+                                    DType::I32, F.getLoc());
+    L.Lo = ex::ref(Tid);
+    L.Hi = std::move(Total);
+    Value *LV = L.Var.get();
+    Dep.insert(LV);
+    Block Body;
+    // Delinearise, innermost dimension fastest.
+    for (size_t I = 0; I != Dims.size(); ++I) {
+      ExprPtr Idx = ex::ref(LV);
+      ExprPtr Inner;
+      for (size_t J = I + 1; J != Dims.size(); ++J)
+        Inner = Inner ? ex::mul(std::move(Inner), Dims[J].Hi->clone())
+                      : Dims[J].Hi->clone();
+      if (Inner)
+        Idx = ex::binary(BinaryOp::Div, std::move(Idx), std::move(Inner));
+      if (I != 0)
+        Idx = ex::binary(BinaryOp::Rem, std::move(Idx), Dims[I].Hi->clone());
+      // The loop variable becomes a let of the same name.
+      auto Var = std::make_unique<Value>(Value::Kind::Let, Dims[I].Var->getName(),
+                                         DType::I32, Dims[I].Var->getLoc());
+      Replace[Dims[I].Var.get()] = Var.get();
+      Dep.insert(Var.get());
+      Body.Stmts.push_back(std::make_unique<LetStmt>(std::move(Var), std::move(Idx)));
+    }
+    // Uses of the old loop variables now mean the lets. Rewrite them while
+    // the old variables are still alive (their addresses may be reused).
+    auto Fix = [&](ExprPtr &Slot) {
+      rewriteExpr(Slot, [&](ExprPtr E) {
+        if (auto *R = dyn_cast<RefExpr>(E.get()))
+          if (Value *N = Replace.lookup(R->getValue()))
+            R->setValue(N);
+        return E;
+      });
+    };
+    for (StmtPtr &S : F.getBodyMutable().Stmts) {
+      forEachExprSlot(*S, Fix);
+      for (Block *N : getNestedBlocks(*S))
+        walkStmts(*N, [&](Stmt &X) { forEachExprSlot(X, Fix); });
+      Body.Stmts.push_back(std::move(S));
+    }
+    Replace.clear();
+    std::vector<LoopDim> NewDims;
+    NewDims.push_back(std::move(L));
+    return std::make_unique<ForStmt>(LoopKind::Serial, std::move(NewDims),
+                                     ex::intLit(Threads), AttributeList(),
+                                     std::move(Body), F.getLoc());
+  }
+
+  void uniformBlock(Block &B) {
+    std::vector<StmtPtr> Out;
+    for (StmtPtr &S : B.Stmts) {
+      bool Shared = touchesShared(*S);
+      if (usesDep(*S)) {
+        // Per-thread code as written; its barriers stay where they are.
+        if (auto *L = dyn_cast<LetStmt>(S.get()))
+          Dep.insert(L->getVar());
+        if (auto *F = dyn_cast<ForStmt>(S.get()))
+          for (const LoopDim &D : F->getDims())
+            Dep.insert(D.Var.get());
+        Out.push_back(std::move(S));
+        continue;
+      }
+      if (auto *F = dyn_cast<ForStmt>(S.get())) {
+        if (F->getLoopKind() == LoopKind::Parallel)
+          S = distribute(*F);
+        else {
+          uniformBlock(F->getBodyMutable());
+        }
+      } else if (auto *I = dyn_cast<IfStmt>(S.get())) {
+        uniformBlock(I->getThenMutable());
+        if (I->hasElse())
+          uniformBlock(I->getElseMutable());
+      } else if (isa<StoreStmt>(*S) &&
+                 cast<StoreStmt>(*S).getBuffer()->getScope() != MemScope::Var) {
+        S = onThreadZero(std::move(S));
+      } else if (auto *Op = dyn_cast<OpStmt>(S.get());
+                 Op && Op->getName() == "atomic_elem") {
+        S = onThreadZero(std::move(S));
+      } else if (auto *Op = dyn_cast<OpStmt>(S.get());
+                 Op && Op->getName() == "barrier") {
+        Out.push_back(std::move(S));
+        continue;
+      }
+      bool EndsInBarrier = endsInBarrier(*S);
+      Out.push_back(std::move(S));
+      if (Shared && !EndsInBarrier)
+        Out.push_back(barrier());
+    }
+    B.Stmts = std::move(Out);
+  }
+
+  static bool isBarrier(const Stmt &S) {
+    const auto *Op = dyn_cast<OpStmt>(&S);
+    return Op && Op->getName() == "barrier";
+  }
+
+  /// Whether every path through \p S ends with a barrier.
+  static bool endsInBarrier(const Stmt &S) {
+    const auto *I = dyn_cast<IfStmt>(&S);
+    if (!I || !I->hasElse())
+      return false;
+    auto Ends = [](const Block &B) {
+      return !B.Stmts.empty() && (isBarrier(*B.Stmts.back()) ||
+                                  endsInBarrier(*B.Stmts.back()));
+    };
+    return Ends(I->getThen()) && Ends(I->getElse());
+  }
+
+private:
+  NameGenerator Names;
+  KernelStmt &K;
+  const OpRegistry &Ops;
+  bool FragmentsInShared;
+  int64_t Threads;
+  Value *Tid = nullptr;
+  llvm::DenseSet<const Value *> Dep;
+  llvm::DenseMap<const Value *, Value *> Replace;
+};
+
+class LowerToSIMTPass : public Pass {
+public:
+  using Pass::Pass;
+
+  bool run(Module &M, PassState &S) override {
+    for (const auto &F : M.getFunctions()) {
+      bool OK = true;
+      walkStmts(F->getBodyMutable(), [&](Stmt &St) {
+        auto *K = dyn_cast<KernelStmt>(&St);
+        if (!K || !OK)
+          return;
+        // Tile ops other than element atomics and barriers must be lowered.
+        walkStmts(K->getBody(), [&](const Stmt &X) {
+          const auto *Op = dyn_cast<OpStmt>(&X);
+          if (OK && Op && !Op->getInfo().Elementwise &&
+              Op->getName() != "barrier") {
+            S.Diag.error(Op->getLoc(), "'" + Op->getName() +
+                                           "' must be lowered before "
+                                           "tile-lower-to-simt");
+            OK = false;
+          }
+        });
+        if (!OK)
+          return;
+        SIMTLowering L(*F, *K, M.getContext().getOpRegistry(),
+                       getBoolOption("fragments-in-shared"));
+        L.run();
+      });
+      if (!OK)
+        return false;
+    }
+    return true;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tile::createLowerToSIMTPass() {
+  return std::make_unique<LowerToSIMTPass>(getLowerToSIMTPassInfo());
+}
