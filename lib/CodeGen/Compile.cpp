@@ -3,6 +3,7 @@
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -93,4 +94,24 @@ std::string tile::printLLVMModule(const llvm::Module &M) {
   llvm::raw_string_ostream OS(S);
   M.print(OS, nullptr);
   return S;
+}
+
+llvm::Error tile::generateHostObject(const Module &M,
+                                     const HostCodeGenOptions &Opts,
+                                     llvm::StringRef HostCPU,
+                                     KernelArtifact &Artifact) {
+  llvm::LLVMContext C;
+  llvm::Module LM("tile-host", C);
+  if (llvm::Error E = emitHostEntries(M, LM, Opts, Artifact))
+    return E;
+  auto TM = createTargetMachine(llvm::sys::getProcessTriple(), HostCPU);
+  if (!TM)
+    return TM.takeError();
+  optimizeModule(LM, **TM);
+  Artifact.HostIR = printLLVMModule(LM);
+  auto Obj = emitMachineCode(LM, **TM, EmitKind::Object);
+  if (!Obj)
+    return Obj.takeError();
+  Artifact.HostObject = std::move(*Obj);
+  return llvm::Error::success();
 }

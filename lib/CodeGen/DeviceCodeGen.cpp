@@ -94,7 +94,7 @@ llvm::Error tile::emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
       LLVMEmitter Em(B, &T);
       for (unsigned I = 0; I != KE.Captures.size(); ++I) {
         const Value *V = KE.Captures[I].V;
-        if (const auto *Buf = dyn_cast<BufferValue>(V))
+        if (llvm::isa<BufferValue>(V))
           continue; // bound below, once dims are known
         Em.bindScalar(V, T.getCapture(B, KE, I, getLLVMType(C, V->getDType())));
       }
@@ -105,6 +105,17 @@ llvm::Error tile::emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
                                               C, T.getGlobalAddressSpace())));
       for (unsigned D = 0; D != K->getBlockIndices().size(); ++D)
         Em.bindScalar(K->getBlockIndices()[D].get(), T.getBlockIndex(B, KE, D));
+      if (const Value *Tid = K->getThreadIndex()) {
+        llvm::Value *TV = T.getThreadIndex(B, KE);
+        if (!TV) {
+          Err = llvm::createStringError(
+              "kernel " + Name +
+              " binds a thread index, but the target runs each block as one "
+              "task; its pipeline must remove it");
+          return;
+        }
+        Em.bindScalar(Tid, TV);
+      }
       if (llvm::Error E = Em.emitBlock(K->getBody(), KE)) {
         Err = std::move(E);
         return;

@@ -45,6 +45,10 @@ llvm::Type *tile::getLLVMMemType(llvm::LLVMContext &C, DType T) {
 
 LLVMDeviceTarget::~LLVMDeviceTarget() = default;
 
+llvm::Error LLVMDeviceTarget::emitBarrier(llvm::IRBuilder<> &, KernelEmission &) {
+  return llvm::createStringError("this target has no block-wide barrier");
+}
+
 llvm::Value *LLVMDeviceTarget::emitMath(llvm::IRBuilder<> &B,
                                         llvm::StringRef Name, llvm::Value *X) {
   llvm::Intrinsic::ID ID = llvm::StringSwitch<llvm::Intrinsic::ID>(Name)
@@ -525,6 +529,8 @@ llvm::Error LLVMEmitter::emitOp(const OpStmt &Op, KernelEmission &K) {
                       llvm::AtomicOrdering::Monotonic);
     return llvm::Error::success();
   }
+  if (Op.getName() == "barrier")
+    return Target->emitBarrier(B, K);
   return llvm::createStringError(
       "op '" + Op.getName() +
       "' reached code generation; the target's pipeline must lower it first");

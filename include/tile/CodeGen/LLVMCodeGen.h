@@ -52,6 +52,8 @@ struct KernelEmission {
   /// Bytes of on-chip (shared) memory the kernel allocated through
   /// allocateOnChip, for the launch.
   int64_t SharedBytes = 0;
+  /// Target-private state (e.g. the kernel's dynamic shared memory base).
+  llvm::Value *SharedBase = nullptr;
 };
 
 /// What a device target decides for the shared emitter.
@@ -67,6 +69,13 @@ public:
   /// The block index along grid dimension \p Dim (i32).
   virtual llvm::Value *getBlockIndex(llvm::IRBuilder<> &B, KernelEmission &K,
                                      unsigned Dim) = 0;
+  /// The thread index within the block (i32), for kernels that bind one;
+  /// null when the target runs a block's threads as one task.
+  virtual llvm::Value *getThreadIndex(llvm::IRBuilder<> &B, KernelEmission &K) {
+    return nullptr;
+  }
+  /// A block-wide barrier; an error when the target has none.
+  virtual llvm::Error emitBarrier(llvm::IRBuilder<> &B, KernelEmission &K);
   /// Storage for an on-chip buffer (shared, fragment, local, var) of
   /// \p Bytes bytes; returns its address.
   virtual llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
@@ -100,6 +109,13 @@ struct HostCodeGenOptions {
 llvm::Error emitHostEntries(const Module &M, llvm::Module &LM,
                             const HostCodeGenOptions &Opts,
                             KernelArtifact &Artifact);
+
+/// Host code for a whole module: emitHostEntries into a fresh LLVM module,
+/// O3 for the host CPU \p HostCPU ("native": this machine), compiled into
+/// Artifact.HostObject with its IR in Artifact.HostIR. Every backend's
+/// host codegen entry point calls this with its own options.
+llvm::Error generateHostObject(const Module &M, const HostCodeGenOptions &Opts,
+                               llvm::StringRef HostCPU, KernelArtifact &Artifact);
 
 /// A TargetMachine for \p Triple and \p CPU ("native" for this machine),
 /// at O3.

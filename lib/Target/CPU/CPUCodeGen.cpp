@@ -122,13 +122,11 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
 
 llvm::Error generateCPUHostCode(const BackendContext &Ctx, const Module &M,
                                 KernelArtifact &Artifact) {
-  llvm::LLVMContext C;
-  llvm::Module LM("tile-host", C);
+  initNativeTarget();
   HostCodeGenOptions Opts;
   Opts.DeviceType = 1; // kDLCPU: the tensors live in host memory
-  if (llvm::Error E = emitHostEntries(M, LM, Opts, Artifact))
-    return E;
-  return compile(LM, Ctx.getHostTarget(), Artifact.HostObject, Artifact.HostIR);
+  return generateHostObject(
+      M, Opts, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
 }
 
 } // namespace tile
