@@ -17,19 +17,22 @@
 #include "tile/Driver/Reference.h"
 #include "tile/Exec/Executor.h"
 #include "tile/IR/Parser.h"
+#include "tile/IR/Verifier.h"
 #include "tile/IR/Walk.h"
 #include "tile/Target/TargetRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
-#include <functional>
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <dlpack/dlpack.h>
 #include <map>
+#include <unistd.h>
 
 using namespace tile;
 using llvm::cast;
@@ -91,10 +94,63 @@ private:
   llvm::raw_ostream &Out, &Err;
   const Function *F = nullptr;
   std::map<std::string, int64_t> DimValues;
+  /// Inputs whose rank differs from their declaration (they bind nothing).
+  std::vector<std::string> RankMismatch;
   llvm::DenseSet<const Value *> Read, Written;
 };
 
 } // namespace
+
+/// Bytes of physical memory, where the system says.
+static std::optional<uint64_t> getPhysicalMemory() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long Pages = sysconf(_SC_PHYS_PAGES), Size = sysconf(_SC_PAGESIZE);
+  if (Pages > 0 && Size > 0)
+    return uint64_t(Pages) * uint64_t(Size);
+#endif
+  return std::nullopt;
+}
+
+/// \p V as a value of integer dtype \p Ty (decimal, or 0x hexadecimal;
+/// true/false for i1), or nothing when it is not one.
+static std::optional<int64_t> parseIntegerScalar(llvm::StringRef V, DType Ty) {
+  unsigned Bits = getDTypeBits(Ty);
+  if (isBool(Ty)) {
+    if (V == "true" || V == "1")
+      return 1;
+    if (V == "false" || V == "0")
+      return 0;
+    return std::nullopt;
+  }
+  if (isUnsigned(Ty)) {
+    uint64_t U;
+    if (V.getAsInteger(0, U) || (Bits < 64 && U >> Bits))
+      return std::nullopt;
+    return int64_t(U);
+  }
+  int64_t I;
+  if (V.getAsInteger(0, I) ||
+      (Bits < 64 && (I < -(int64_t(1) << (Bits - 1)) ||
+                     I >= (int64_t(1) << (Bits - 1)))))
+    return std::nullopt;
+  return I;
+}
+
+/// What parseIntegerScalar accepts for \p Ty, for error messages.
+static std::string describeIntegerRange(DType Ty) {
+  unsigned Bits = getDTypeBits(Ty);
+  if (isBool(Ty))
+    return "true, false, 0 or 1";
+  if (isUnsigned(Ty))
+    return "an integer in [0, " +
+           std::to_string(Bits < 64 ? (uint64_t(1) << Bits) - 1 : UINT64_MAX) +
+           "]";
+  return "an integer in [" +
+         std::to_string(Bits < 64 ? -(int64_t(1) << (Bits - 1)) : INT64_MIN) +
+         ", " +
+         std::to_string(Bits < 64 ? (int64_t(1) << (Bits - 1)) - 1 : INT64_MAX) +
+         "]";
+}
 
 void Jit::analyzeAccess() {
   walkStmts(F->getBody(), [&](const Stmt &CS) {
@@ -137,9 +193,12 @@ std::optional<std::vector<int64_t>> Jit::shapeOf(const BufferValue &B) {
     llvm::StringRef Name = cast<RefExpr>(*D).getValue()->getName();
     auto It = DimValues.find(Name.str());
     if (It == DimValues.end()) {
+      std::string Why;
+      for (const std::string &R : RankMismatch)
+        Why += "; " + R + ", so it gives no dimension";
       fail("symbolic dimension '" + Name + "' of tensor '" + B.getName() +
            "' has no value; pass --dim " + Name +
-           "=<n> or an --input tensor that has it");
+           "=<n> or an --input tensor that has it" + Why);
       return std::nullopt;
     }
     S.push_back(It->second);
@@ -283,8 +342,16 @@ int Jit::run() {
   llvm::SourceMgr SM;
   DiagnosticEngine Diag(&SM, &Err);
   auto T0 = std::chrono::steady_clock::now();
-  std::unique_ptr<Module> M = parseSourceFile(Opts.InputFile, SM, TC, Diag);
-  if (!M)
+  // Read here rather than in parseSourceFile, whose unreadable-file error
+  // has no location and would print as "<unknown>: error".
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
+      llvm::MemoryBuffer::getFileOrSTDIN(Opts.InputFile, /*IsText=*/true);
+  if (!Buf)
+    return fail("cannot read '" + Opts.InputFile +
+                "': " + Buf.getError().message());
+  unsigned BufID = SM.AddNewSourceBuffer(std::move(*Buf), llvm::SMLoc());
+  std::unique_ptr<Module> M = parseModule(SM, BufID, TC, Diag);
+  if (!M || !verifyModule(*M, Diag))
     return 1;
   double ParseSec =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
@@ -337,8 +404,16 @@ int Jit::run() {
     int64_t N;
     if (llvm::StringRef(V).getAsInteger(10, N) || N < 0)
       return fail("--dim " + K + "=" + V + ": expected a non-negative integer");
-    DimValues[K] = N;
+    // The entry point rejects larger extents; refuse before allocating.
+    if (N > INT32_MAX)
+      return fail("--dim " + K + "=" + V +
+                  ": beyond the 32-bit index range (at most " +
+                  llvm::Twine(INT32_MAX) + ")");
+    if (auto [It, New] = DimValues.insert({K, N}); !New)
+      return fail("--dim " + K + " is given twice (" + llvm::Twine(It->second) +
+                  " and " + llvm::Twine(N) + ")");
   }
+  std::map<std::string, int64_t> DimFromCommandLine = DimValues;
   std::map<std::string, HostTensor> Tensors;
   for (auto &[K, V] : InArgs) {
     const Value *P = findParam(K);
@@ -350,12 +425,30 @@ int Jit::run() {
     if (!T)
       return fail("--input " + K + ": " + llvm::toString(T.takeError()));
     // Bind dimensions from the file where the ranks agree; disagreements
-    // are left to the entry point's checks.
+    // between tensors are left to the entry point's checks. A file that
+    // contradicts --dim is an error here: the tool would otherwise report
+    // the --dim value while the kernel runs with the file's.
     const auto *B = cast<BufferValue>(P);
-    if (T->getShape().size() == B->getRank())
-      for (unsigned D = 0; D != B->getRank(); ++D)
-        if (const auto *R = dyn_cast<RefExpr>(B->getShape()[D].get()))
-          DimValues.insert({R->getValue()->getName().str(), T->getShape()[D]});
+    if (T->getShape().size() == B->getRank()) {
+      for (unsigned D = 0; D != B->getRank(); ++D) {
+        const auto *R = dyn_cast<RefExpr>(B->getShape()[D].get());
+        if (!R)
+          continue;
+        std::string Sym = R->getValue()->getName().str();
+        auto It = DimFromCommandLine.find(Sym);
+        if (It != DimFromCommandLine.end() && It->second != T->getShape()[D])
+          return fail("--input " + K + ": dimension " + llvm::Twine(D) + " (" +
+                      Sym + ") of '" + V + "' is " +
+                      llvm::Twine(T->getShape()[D]) + ", but --dim " + Sym +
+                      "=" + llvm::Twine(It->second));
+        DimValues.insert({Sym, T->getShape()[D]});
+      }
+    } else {
+      RankMismatch.push_back("--input " + K + " has rank " +
+                             std::to_string(T->getShape().size()) + ", but '" +
+                             K + "' is declared with rank " +
+                             std::to_string(B->getRank()));
+    }
     Tensors[K] = std::move(*T);
   }
   for (auto &[K, V] : OutArgs) {
@@ -366,18 +459,34 @@ int Jit::run() {
                   "'; its tensors are: " + listParams(true));
   }
   std::map<std::string, double> ScalarValues;
+  // Integer scalars from the command line, exact beyond 2^53.
+  std::map<std::string, int64_t> IntScalars;
   for (auto &[K, V] : ScalarArgs) {
     const Value *P = findParam(K);
     if (!P || P->isBuffer())
       return fail("--scalar " + K + ": '@" + F->getName() +
                   "' has no scalar parameter '" + K +
                   "'; its scalars are: " + listParams(false));
-    double D;
-    if (llvm::StringRef(V).getAsDouble(D))
-      return fail("--scalar " + K + "=" + V + ": expected a number");
-    ScalarValues[K] = D;
+    DType Ty = P->getDType();
+    if (isFloat(Ty)) {
+      double D;
+      if (llvm::StringRef(V).getAsDouble(D))
+        return fail("--scalar " + K + "=" + V + ": expected a number");
+      ScalarValues[K] = D;
+      continue;
+    }
+    // Integers are passed exactly and must fit the declared type; a
+    // fraction or an out-of-range value is not silently truncated.
+    std::optional<int64_t> I = parseIntegerScalar(V, Ty);
+    if (!I)
+      return fail("--scalar " + K + "=" + V + ": '" + K + "' is " +
+                  getDTypeName(Ty) + "; expected " + describeIntegerRange(Ty));
+    IntScalars[K] = *I;
+    ScalarValues[K] = double(*I);
   }
   std::mt19937_64 Rng(Opts.Seed);
+  std::optional<uint64_t> PhysMem = getPhysicalMemory();
+  uint64_t NewTensorBytes = 0;
   for (const auto &P : F->getParams()) {
     std::string Name = P->getName().str();
     if (!P->isBuffer()) {
@@ -402,6 +511,27 @@ int Jit::run() {
     std::optional<std::vector<int64_t>> Shape = shapeOf(*B);
     if (!Shape)
       return 1;
+    // Refuse what cannot fit rather than abort in the allocator.
+    uint64_t Bytes = getDTypeBytes(B->getDType());
+    bool TooBig = false;
+    for (int64_t D : *Shape) {
+      TooBig |= D && Bytes > UINT64_MAX / uint64_t(D);
+      Bytes *= uint64_t(D);
+    }
+    NewTensorBytes += Bytes;
+    if (TooBig || (PhysMem && NewTensorBytes > *PhysMem)) {
+      std::string Dims;
+      for (int64_t D : *Shape)
+        Dims += (Dims.empty() ? "" : ", ") + std::to_string(D);
+      return fail("tensor '" + Name + "' (" + getDTypeName(B->getDType()) +
+                  "[" + Dims + "]) does not fit in memory (" +
+                  (TooBig ? std::string("more than 2^64 bytes")
+                          : std::to_string(NewTensorBytes >> 20) +
+                                " MiB for the tensors made so far, " +
+                                std::to_string(*PhysMem >> 20) +
+                                " MiB here") +
+                  "); choose smaller dimensions");
+    }
     HostTensor T(B->getDType(), *Shape);
     if (Input)
       T.fillRandom(Rng);
@@ -469,7 +599,9 @@ int Jit::run() {
         Args[I].value.f64 = ScalarValues[Name];
       } else {
         Args[I].kind = TILE_ARG_INT;
-        Args[I].value.i64 = int64_t(ScalarValues[Name]);
+        auto It = IntScalars.find(Name);
+        Args[I].value.i64 =
+            It != IntScalars.end() ? It->second : int64_t(ScalarValues[Name]);
       }
       continue;
     }

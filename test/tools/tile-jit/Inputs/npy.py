@@ -1,0 +1,28 @@
+"""Writes a small .npy file for the tile-jit tests.
+
+  npy.py OUT DTYPE DIM...             values 0.25 * (i % 7) - 0.5, C order
+  npy.py OUT DTYPE DIM... --fortran   the same array saved in Fortran order
+  npy.py OUT DTYPE DIM... --truncate  the file less its last 4 bytes
+  npy.py OUT --not-npy                bytes that are not a .npy file
+"""
+import sys
+
+import numpy as np
+
+out, rest = sys.argv[1], sys.argv[2:]
+if rest == ["--not-npy"]:
+    with open(out, "wb") as f:
+        f.write(b"this is not a .npy file\n")
+    sys.exit(0)
+flags = [a for a in rest if a.startswith("--")]
+dtype, dims = rest[0], [int(a) for a in rest[1:] if not a.startswith("--")]
+n = int(np.prod(dims)) if dims else 1
+a = (0.25 * (np.arange(n) % 7) - 0.5).astype(dtype).reshape(dims)
+if "--fortran" in flags:
+    a = np.asfortranarray(a)
+np.save(out, a)
+if "--truncate" in flags:
+    with open(out, "rb") as f:
+        data = f.read()
+    with open(out, "wb") as f:
+        f.write(data[:-4])
