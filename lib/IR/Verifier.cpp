@@ -12,6 +12,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace tile;
 using llvm::cast;
@@ -245,11 +246,19 @@ bool verifyReduceOp(const OpStmt &Op, DiagnosticEngine &D) {
   Extents Want = S;
   Want.erase(Want.begin() + Dim);
   if (!sameExtents(squeeze(Want), squeeze(T))) {
+    std::string Reduced = "[";
+    llvm::ListSeparator LS;
+    std::vector<const Expr *> SrcExt = getRegionExtentExprs(Src, nullptr);
+    for (size_t I = 0; I != SrcExt.size(); ++I)
+      if (int64_t(I) != Dim)
+        Reduced += (llvm::StringRef(LS) +
+                    (SrcExt[I] ? toString(*SrcExt[I]) : std::string("1")))
+                       .str();
+    Reduced += "]";
     D.error(Dst.Loc, "'reduce' destination " + bufName(Dst) + " is " +
                          formatExtents(Dst, nullptr) + " but reducing " +
                          formatExtents(Src, nullptr) + " along dim " +
-                         Twine(Dim) + " gives a tile of " + Twine(Want.size()) +
-                         " dimensions without it");
+                         Twine(Dim) + " gives " + Reduced);
     return false;
   }
   return true;
@@ -295,6 +304,7 @@ public:
   explicit Verifier(DiagnosticEngine &D) : D(D) {}
 
   bool run(const Function &F) {
+    checkFunctionAttrs(F);
     for (const auto &P : F.getParams())
       if (const auto *B = dyn_cast<BufferValue>(P.get()))
         for (const auto &S : B->getStrides())
@@ -352,6 +362,22 @@ private:
       checkIndexExpr(*I, "index");
   }
 
+  /// An integer literal must fit its type. 64-bit literals hold any bit
+  /// pattern (a u64 above 2^63 is stored negative), as constant folding
+  /// leaves them.
+  void checkIntLiteral(const IntLitExpr &L) {
+    DType T = L.getDType();
+    unsigned Bits = getDTypeBits(T);
+    if (!isInteger(T) || isBool(T) || Bits >= 64)
+      return;
+    int64_t V = L.getValue();
+    bool Fits = isUnsigned(T) ? llvm::isUIntN(Bits, uint64_t(V)) && V >= 0
+                              : llvm::isIntN(Bits, V);
+    if (!Fits)
+      fail(L.getLoc(), "integer " + Twine(V) + " is out of range for " +
+                           getDTypeName(T));
+  }
+
   void checkSameType(const Expr &A, const Expr &B, llvm::StringRef Op,
                      SMLoc Loc) {
     if (A.getDType() != B.getDType())
@@ -363,6 +389,8 @@ private:
   void checkExpr(const Expr &E) {
     switch (E.getKind()) {
     case Expr::Kind::IntLit:
+      checkIntLiteral(cast<IntLitExpr>(E));
+      return;
     case Expr::Kind::FloatLit:
     case Expr::Kind::Ref:
       return;
@@ -554,6 +582,11 @@ private:
     if (C.Parallel && (Sc == MemScope::Shared || Sc == MemScope::Fragment))
       fail(A.getLoc(), getScopeName(Sc) + " buffer '%" + B->getName() +
                            "' cannot be allocated inside a parallel loop");
+    if (Sc != MemScope::Var && B->getRank() == 0)
+      fail(A.getLoc(), getScopeName(Sc) + " buffer '%" + B->getName() +
+                           "' needs at least one dimension; use 'alloc var' "
+                           "for a scalar");
+    checkAllocAttrs(A);
     for (const ExprPtr &Dim : B->getShape()) {
       checkIndexExpr(*Dim, "shape dimension");
       std::optional<int64_t> V = Dim->getConstInt();
@@ -578,7 +611,8 @@ private:
         if (!FirstBound)
           FirstBound = E;
         else if (F.getLoopKind() != LoopKind::Parallel &&
-                 E->getDType() != FirstBound->getDType())
+                 E->getDType() != FirstBound->getDType() &&
+                 isInteger(E->getDType()) && isInteger(FirstBound->getDType()))
           fail(E->getLoc(), "loop bounds have different types: " +
                                 getDTypeName(FirstBound->getDType()) + " and " +
                                 getDTypeName(E->getDType()));
@@ -586,6 +620,12 @@ private:
     }
     if (const Expr *Step = F.getStep()) {
       checkIndexExpr(*Step, "loop step");
+      if (FirstBound && Step->getDType() != FirstBound->getDType() &&
+          isInteger(Step->getDType()) && isInteger(FirstBound->getDType()))
+        fail(Step->getLoc(), "loop step has type " +
+                                 getDTypeName(Step->getDType()) +
+                                 " but the bounds have type " +
+                                 getDTypeName(FirstBound->getDType()));
       std::optional<int64_t> V = Step->getConstInt();
       if (V && *V <= 0)
         fail(Step->getLoc(), "loop step must be positive, got " + Twine(*V));
@@ -647,6 +687,9 @@ private:
            "pipelined loop needs both 'order' and 'stage', or neither");
       return;
     }
+    // One error per list: its form, then its length, then (for 'order')
+    // whether it is a permutation.
+    bool OrderOK = Order != nullptr;
     for (const NamedAttribute *A : {Order, Stage}) {
       if (!A)
         continue;
@@ -655,23 +698,24 @@ private:
                     return E.getKind() == Attribute::Kind::Int &&
                            E.getInt() >= 0;
                   });
-      if (!Ints) {
-        fail(A->Loc, "'" + A->Name + "' must be a list of non-negative integers");
-        continue;
-      }
-      if (A->Value.getElements().size() != NumStmts)
-        fail(A->Loc, "'" + A->Name + "' has " +
-                         Twine(A->Value.getElements().size()) +
-                         " entries but the loop body has " + Twine(NumStmts) +
-                         " statements");
+      size_t N = Ints ? A->Value.getElements().size() : 0;
+      if (!Ints)
+        fail(A->Loc,
+             "'" + A->Name + "' must be a list of non-negative integers");
+      else if (N != NumStmts)
+        fail(A->Loc, "'" + A->Name + "' has " + Twine(N) +
+                         (N == 1 ? " entry" : " entries") +
+                         " but the loop body has " + Twine(NumStmts) +
+                         (NumStmts == 1 ? " statement" : " statements"));
+      if ((!Ints || N != NumStmts) && A == Order)
+        OrderOK = false;
     }
-    if (Order && Order->Value.getKind() == Attribute::Kind::List) {
+    if (OrderOK) {
+      // NumStmts entries, each a non-negative integer.
       std::vector<bool> Seen(NumStmts, false);
       for (const Attribute &E : Order->Value.getElements()) {
-        if (E.getKind() != Attribute::Kind::Int)
-          continue;
         int64_t V = E.getInt();
-        if (V < 0 || V >= int64_t(NumStmts) || Seen[V]) {
+        if (V >= int64_t(NumStmts) || Seen[V]) {
           fail(Order->Loc, "'order' must be a permutation of 0.." +
                                Twine(NumStmts - 1));
           break;
@@ -691,6 +735,74 @@ private:
         }
   }
 
+  //===--- Annotations ----------------------------------------------------===//
+
+  /// Function attributes configure passes: `pass.<name> = value`. Their
+  /// values belong to the pass that reads them.
+  void checkFunctionAttrs(const Function &F) {
+    for (const NamedAttribute &A : F.getAttrs()) {
+      llvm::StringRef Name = A.Name;
+      if (!Name.starts_with("pass.") || Name.size() == 5)
+        fail(A.Loc, "function attribute '" + Name +
+                        "' must be named 'pass.<name>': function attributes "
+                        "configure passes");
+    }
+  }
+
+  /// `raster_swizzle = N` rasterizes blocks in panels of N for L2 reuse.
+  void checkKernelAttrs(const KernelStmt &K) {
+    for (const NamedAttribute &A : K.getAttrs()) {
+      if (A.Name != "raster_swizzle") {
+        fail(A.Loc, "unknown kernel attribute '" + A.Name +
+                        "'; kernels take: raster_swizzle");
+        continue;
+      }
+      if (A.Value.getKind() != Attribute::Kind::Int || A.Value.getInt() < 1)
+        fail(A.Loc, "kernel attribute 'raster_swizzle' must be a positive "
+                    "integer, got '" + A.Value.str() + "'");
+    }
+  }
+
+  /// `layout = swizzle(32|64|128) | padded(N > 0) | row_major` fixes the
+  /// layout of a shared buffer, which the layout passes then honour. Only
+  /// shared buffers take one: a fragment's layout spreads the tile over the
+  /// threads and is always inferred from the ops that use it, and global,
+  /// local and var buffers are plain row-major memory.
+  void checkAllocAttrs(const AllocStmt &Alloc) {
+    const BufferValue *B = Alloc.getBuffer();
+    for (const NamedAttribute &A : Alloc.getAttrs()) {
+      if (A.Name != "layout") {
+        fail(A.Loc, "unknown allocation attribute '" + A.Name +
+                        "'; allocations take: layout");
+        continue;
+      }
+      if (B->getScope() != MemScope::Shared) {
+        fail(A.Loc, "only shared buffers take a layout; '%" + B->getName() +
+                        "' is in " + getScopeName(B->getScope()) + " memory" +
+                        (B->getScope() == MemScope::Fragment
+                             ? " (fragment layouts are inferred)"
+                             : ""));
+        continue;
+      }
+      if (!isValidLayout(A.Value))
+        fail(A.Loc, "invalid layout '" + A.Value.str() +
+                        "'; expected swizzle(32), swizzle(64), swizzle(128), "
+                        "padded(N) with N > 0, or row_major");
+    }
+  }
+
+  static bool isValidLayout(const Attribute &V) {
+    if (V.getKind() == Attribute::Kind::Ident)
+      return V.getStr() == "row_major";
+    if (V.getKind() != Attribute::Kind::Call || V.getElements().size() != 1 ||
+        V.getElements()[0].getKind() != Attribute::Kind::Int)
+      return false;
+    int64_t N = V.getElements()[0].getInt();
+    if (V.getStr() == "swizzle")
+      return N == 32 || N == 64 || N == 128;
+    return V.getStr() == "padded" && N > 0;
+  }
+
   void walkKernel(const KernelStmt &K, const Context &C) {
     if (C.Kernel) {
       fail(K.getLoc(), "kernels cannot be nested");
@@ -705,6 +817,7 @@ private:
     if (!T || *T <= 0)
       fail(K.getThreads()->getLoc(),
            "thread count must be a positive integer constant");
+    checkKernelAttrs(K);
     if (K.getThreadIndex())
       ThreadValues.insert(K.getThreadIndex());
     Context Inner;
