@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SourceMgr.h"
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -1166,23 +1167,23 @@ llvm::Error Interpreter::bindArguments(llvm::ArrayRef<ArgValue> Args) {
 
 int64_t Interpreter::elementAddress(const Buffer &B, const uint32_t *Idx,
                                     unsigned N, SMLoc Loc, const char *What) {
-  llvm::SmallVector<int64_t, 4> I(N);
+  int64_t Addr = 0;
   bool In = N == B.Shape.size();
-  for (unsigned D = 0; D != N; ++D) {
-    I[D] = eval(Idx[D]).I;
-    In &= D < B.Shape.size() && I[D] >= 0 && I[D] < B.Shape[D];
+  for (unsigned D = 0; D != N && In; ++D) {
+    int64_t I = eval(Idx[D]).I;
+    In = I >= 0 && I < B.Shape[D];
+    Addr += I * B.Strides[D];
   }
   if (Failed)
     return -1;
-  if (!In) {
-    fail(Loc, Twine(What) + " '%" + B.getName() + formatList(I) +
-                  "' is out of range of its shape " + formatList(B.Shape));
-    return -1;
-  }
-  int64_t Addr = 0;
+  if (In)
+    return Addr;
+  llvm::SmallVector<int64_t, 4> I;
   for (unsigned D = 0; D != N; ++D)
-    Addr += I[D] * B.Strides[D];
-  return Addr;
+    I.push_back(eval(Idx[D]).I);
+  fail(Loc, Twine(What) + " '%" + B.getName() + formatList(I) +
+                "' is out of range of its shape " + formatList(B.Shape));
+  return -1;
 }
 
 Scalar Interpreter::eval(uint32_t Id) {
@@ -1607,17 +1608,28 @@ template <typename Fn>
 void Interpreter::forEachElement(const Window &W, Fn &&Visit) {
   const Buffer &B = *W.B;
   size_t Rank = W.Ext.size();
-  llvm::SmallVector<int64_t, 4> I(Rank, 0);
-  for (int64_t K = 0, N = W.size(); K != N; ++K) {
-    int64_t Addr = 0;
+  if (Rank == 0) {
+    Visit(0);
+    return;
+  }
+  // Row by row along the last dimension, whose in-range columns are
+  // [Lo, Hi) of the window.
+  size_t L = Rank - 1;
+  int64_t Cols = W.Ext[L], Off = W.Off[L], Stride = B.Strides[L];
+  int64_t Lo = std::clamp<int64_t>(-Off, 0, Cols);
+  int64_t Hi = std::clamp<int64_t>(B.Shape[L] - Off, Lo, Cols);
+  llvm::SmallVector<int64_t, 4> I(L, 0);
+  for (int64_t Row = 0, Rows = W.size() / Cols; Row != Rows; ++Row) {
+    int64_t Base = 0;
     bool In = true;
-    for (size_t D = 0; D != Rank; ++D) {
+    for (size_t D = 0; D != L; ++D) {
       int64_t C = W.Off[D] + I[D];
       In &= C >= 0 && C < B.Shape[D];
-      Addr += C * B.Strides[D];
+      Base += C * B.Strides[D];
     }
-    Visit(In ? Addr : -1);
-    for (size_t D = Rank; D-- > 0;) {
+    for (int64_t J = 0; J != Cols; ++J)
+      Visit(In && J >= Lo && J < Hi ? Base + (Off + J) * Stride : -1);
+    for (size_t D = L; D-- > 0;) {
       if (++I[D] < W.Ext[D])
         break;
       I[D] = 0;
