@@ -295,6 +295,44 @@ func @f(%Y: f32[N], %Z: f32[G], %V: f32[G, 4]) {
       EXPECT_EQ(V.at({B, T}), 3 - T);
 }
 
+TEST_F(InterpreterTest, IfElseChains) {
+  const Function &F = parse(R"(
+func @f(%Y: i32[6]) {
+  kernel grid(1) threads(6) (%bx) thread(%tx) {
+    if %tx < 2 {
+      %Y[%tx] = 10
+    } else if %tx < 4 {
+      %Y[%tx] = 20
+    } else {
+      %Y[%tx] = 30
+    }
+  }
+}
+)");
+  TensorArg Y = TensorArg::filled({6}, NaN);
+  ASSERT_SUCCEEDED(run(F, {Y}));
+  EXPECT_EQ(Y.Data, (std::vector<double>{10, 10, 20, 20, 30, 30}));
+}
+
+TEST_F(InterpreterTest, BarrierEndsAPerThreadRun) {
+  // Each thread reads its neighbour's element. Thread t runs the whole run
+  // before thread t + 1 starts, so without the barrier thread 0 would read
+  // %s[1] before thread 1 wrote it (the NaN poison).
+  const Function &F = parse(R"(
+func @f(%Y: f32[4]) {
+  kernel grid(1) threads(4) (%bx) thread(%tx) {
+    %s = alloc shared f32[4]
+    %s[%tx] = cast<f32>(%tx) * 10.0
+    barrier
+    %Y[%tx] = %s[(%tx + 1) % 4]
+  }
+}
+)");
+  TensorArg Y = TensorArg::filled({4}, NaN);
+  ASSERT_SUCCEEDED(run(F, {Y}));
+  EXPECT_EQ(Y.Data, (std::vector<double>{10, 20, 30, 0}));
+}
+
 TEST_F(InterpreterTest, AtomicsFromSeveralBlocks) {
   const Function &F = parse(R"(
 func @f(%X: f32[8], %Y: f32[2], %M: f32[2], %E: f32[1]) {
