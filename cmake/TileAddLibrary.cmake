@@ -1,14 +1,26 @@
+# Normally every Tile library is its own shared link unit that links LLVM
+# through Debian's libLLVM.so (one LLVM per process), never the static
+# archives. With TILE_BUNDLE the libraries are static and the tools link
+# LLVM's static archives, so that a tool can be moved to a machine without
+# LLVM (e.g. the GPU machine) carrying only libz, libzstd and libstdc++.
+if(TILE_BUNDLE)
+  set(TILE_LIBRARY_TYPE STATIC)
+  llvm_map_components_to_libnames(TILE_LLVM_LIBS
+    core support orcjit jitlink passes irreader bitreader bitwriter target mc
+    analysis transformutils codegen asmprinter x86 nvptx amdgpu spirv)
+else()
+  set(TILE_LIBRARY_TYPE SHARED)
+  set(TILE_LLVM_LIBS LLVM)
+endif()
+
 # tile_add_library(name SOURCES... [DEPENDS tablegen-targets] [LINK libs])
-#
-# Every Tile library is its own shared link unit that links LLVM through
-# Debian's libLLVM.so (one LLVM per process), never the static archives.
 function(tile_add_library name)
   cmake_parse_arguments(ARG "" "" "DEPENDS;LINK" ${ARGN})
-  add_library(${name} SHARED ${ARG_UNPARSED_ARGUMENTS})
+  add_library(${name} ${TILE_LIBRARY_TYPE} ${ARG_UNPARSED_ARGUMENTS})
   if(ARG_DEPENDS)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()
-  target_link_libraries(${name} PUBLIC ${ARG_LINK} LLVM)
+  target_link_libraries(${name} PUBLIC ${ARG_LINK} ${TILE_LLVM_LIBS})
   set_target_properties(${name} PROPERTIES
     BUILD_RPATH "${CMAKE_BINARY_DIR}/lib"
     CXX_VISIBILITY_PRESET default)
@@ -18,6 +30,6 @@ endfunction()
 function(tile_add_tool name)
   cmake_parse_arguments(ARG "" "" "LINK" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
-  target_link_libraries(${name} PRIVATE ${ARG_LINK} LLVM)
+  target_link_libraries(${name} PRIVATE ${ARG_LINK} ${TILE_LLVM_LIBS})
   set_target_properties(${name} PROPERTIES BUILD_RPATH "${CMAKE_BINARY_DIR}/lib")
 endfunction()

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SoftFloat.h"
+#include "CudaExecutor.h"
 #include "tile/Exec/Executor.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
@@ -26,29 +26,26 @@ using namespace tile;
 namespace {
 
 using KernelFn = void (*)(void **, int32_t, int32_t, int32_t);
-using EntryFn = int32_t (*)(const TileArg *, int32_t, void *);
 
 class OrcExecutor;
 
 class OrcLoaded : public LoadedArtifact {
 public:
-  OrcLoaded(const KernelArtifact &A, OrcExecutor &E,
-            std::unique_ptr<llvm::orc::LLJIT> J)
-      : LoadedArtifact(A), Exec(E), JIT(std::move(J)) {}
+  OrcLoaded(const KernelArtifact &A, OrcExecutor &E) : LoadedArtifact(A), Exec(E) {}
 
-  llvm::Error resolve();
+  llvm::Error init();
   llvm::Error call(llvm::StringRef Entry,
                    llvm::ArrayRef<TileArg> Args) override;
 
-private:
   struct EntryTable {
-    EntryFn Fn;
+    std::string Symbol;
     std::vector<KernelFn> Kernels;
   };
+
+private:
   OrcExecutor &Exec;
-  std::unique_ptr<llvm::orc::LLJIT> JIT;
+  std::unique_ptr<HostCode> Code;
   llvm::StringMap<EntryTable> Entries;
-  friend class OrcCall;
 };
 
 class OrcExecutor : public Executor {
@@ -112,17 +109,17 @@ private:
 
 class OrcCall : public RuntimeCall {
 public:
-  OrcCall(OrcExecutor &E, const OrcLoaded::EntryTable &T) : Exec(E), Table(T) {}
+  OrcCall(OrcExecutor &E, const std::vector<KernelFn> &K) : Exec(E), Kernels(K) {}
 
   int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
                  int32_t Threads, int64_t SharedBytes) override {
-    if (Index < 0 || size_t(Index) >= Table.Kernels.size())
+    if (Index < 0 || size_t(Index) >= Kernels.size())
       return fail("host code launched kernel #" + std::to_string(Index) +
-                  ", but the entry has " + std::to_string(Table.Kernels.size()));
+                  ", but the entry has " + std::to_string(Kernels.size()));
     if (GX < 0 || GY < 0 || GZ < 0)
       return fail("negative grid dimension (" + std::to_string(GX) + ", " +
                   std::to_string(GY) + ", " + std::to_string(GZ) + ")");
-    Exec.runGrid(Table.Kernels[Index], Args, GX, GY, GZ);
+    Exec.runGrid(Kernels[Index], Args, GX, GY, GZ);
     return 0;
   }
 
@@ -136,21 +133,29 @@ public:
 
 private:
   OrcExecutor &Exec;
-  const OrcLoaded::EntryTable &Table;
+  const std::vector<KernelFn> &Kernels;
 };
 
-llvm::Error OrcLoaded::resolve() {
+llvm::Error OrcLoaded::init() {
+  if (Artifact.DeviceFmt != DeviceFormat::Object)
+    return llvm::createStringError(
+        "execution backend 'orc' loads device code in format 'object'; this "
+        "artifact holds '" +
+        llvm::Twine(getDeviceFormatInfo(Artifact.DeviceFmt).Name) + "'");
+  if (Artifact.HostObject.empty())
+    return llvm::createStringError("the artifact has no host object");
+  auto C = HostCode::create({&Artifact.HostObject, &Artifact.DeviceCode});
+  if (!C)
+    return C.takeError();
+  Code = std::move(*C);
   for (const ArtifactEntry &E : Artifact.Entries) {
     EntryTable T;
-    auto Sym = JIT->lookup(E.Symbol);
-    if (!Sym)
-      return Sym.takeError();
-    T.Fn = Sym->toPtr<EntryFn>();
+    T.Symbol = E.Symbol;
     for (const ArtifactKernel &K : E.Kernels) {
-      auto KS = JIT->lookup(K.Symbol);
+      auto KS = Code->lookup(K.Symbol);
       if (!KS)
         return KS.takeError();
-      T.Kernels.push_back(KS->toPtr<KernelFn>());
+      T.Kernels.push_back(reinterpret_cast<KernelFn>(*KS));
     }
     Entries[E.Name] = std::move(T);
   }
@@ -166,58 +171,14 @@ llvm::Error OrcLoaded::call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args)
     return llvm::createStringError("no entry point '" + Entry +
                                    "' in the artifact; it has: " + Known);
   }
-  OrcCall Call(Exec, It->second);
-  int32_t RC = It->second.Fn(Args.data(), Args.size(), &Call);
-  if (RC != 0)
-    return llvm::createStringError(Call.Error.empty()
-                                       ? "entry '" + Entry.str() +
-                                             "' failed with code " +
-                                             std::to_string(RC)
-                                       : Call.Error);
-  return llvm::Error::success();
+  OrcCall Call(Exec, It->second.Kernels);
+  return Code->call(It->second.Symbol, Args, Call);
 }
 
 llvm::Expected<std::unique_ptr<LoadedArtifact>>
 OrcExecutor::load(const KernelArtifact &A) {
-  if (A.DeviceFmt != DeviceFormat::Object)
-    return llvm::createStringError(
-        "execution backend 'orc' loads device code in format 'object'; this "
-        "artifact holds '" +
-        llvm::Twine(getDeviceFormatInfo(A.DeviceFmt).Name) + "'");
-  if (A.HostObject.empty())
-    return llvm::createStringError("the artifact has no host object");
-  auto J = llvm::orc::LLJITBuilder().create();
-  if (!J)
-    return J.takeError();
-  llvm::orc::MangleAndInterner Mangle((*J)->getExecutionSession(),
-                                      (*J)->getDataLayout());
-  llvm::orc::SymbolMap Runtime;
-  auto Define = [&](const char *Name, void *Addr) {
-    Runtime[Mangle(Name)] = {llvm::orc::ExecutorAddr::fromPtr(Addr),
-                             llvm::JITSymbolFlags::Exported |
-                                 llvm::JITSymbolFlags::Callable};
-  };
-  Define("tile_rt_fail", reinterpret_cast<void *>(&tile_rt_fail));
-  Define("tile_rt_launch", reinterpret_cast<void *>(&tile_rt_launch));
-  Define("tile_rt_alloc_workspace", reinterpret_cast<void *>(&tile_rt_alloc_workspace));
-  Define("tile_rt_free_workspace", reinterpret_cast<void *>(&tile_rt_free_workspace));
-  for (auto [Name, Addr] : getSoftFloatHelpers())
-    Define(Name, Addr);
-  if (llvm::Error E = (*J)->getMainJITDylib().define(
-          llvm::orc::absoluteSymbols(std::move(Runtime))))
-    return std::move(E);
-  // Math functions the device code may call (expf, ...) come from libm.
-  auto Gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      (*J)->getDataLayout().getGlobalPrefix());
-  if (!Gen)
-    return Gen.takeError();
-  (*J)->getMainJITDylib().addGenerator(std::move(*Gen));
-  for (const std::string *Obj : {&A.HostObject, &A.DeviceCode})
-    if (llvm::Error E = (*J)->addObjectFile(
-            llvm::MemoryBuffer::getMemBufferCopy(*Obj, "tile-object")))
-      return std::move(E);
-  auto L = std::make_unique<OrcLoaded>(A, *this, std::move(*J));
-  if (llvm::Error E = L->resolve())
+  auto L = std::make_unique<OrcLoaded>(A, *this);
+  if (llvm::Error E = L->init())
     return std::move(E);
   return std::unique_ptr<LoadedArtifact>(std::move(L));
 }
@@ -225,21 +186,11 @@ OrcExecutor::load(const KernelArtifact &A) {
 } // namespace
 
 llvm::Expected<std::unique_ptr<Executor>>
-Executor::create(ExecBackendKind K, const ExecutorOptions &Opts) {
-  if (llvm::Error E = checkExecAvailable(K))
-    return std::move(E);
-  switch (K) {
-  case ExecBackendKind::Orc: {
-    static std::once_flag Once;
-    std::call_once(Once, [] {
-      llvm::InitializeNativeTarget();
-      llvm::InitializeNativeTargetAsmPrinter();
-    });
-    return std::make_unique<OrcExecutor>(Opts);
-  }
-  default:
-    return llvm::createStringError(
-        "execution backend '" + llvm::Twine(getExecBackendInfo(K).Name) +
-        "' has no executor in this build yet");
-  }
+tile::createOrcExecutor(const ExecutorOptions &Opts) {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  return std::make_unique<OrcExecutor>(Opts);
 }

@@ -46,6 +46,7 @@ def CUDABackend : TargetBackend<"CUDA"> {
   let Features = CudaCommonFeatures;
   let Dialects = [CUDADialect];
   let Pipeline = "runCUDAPipeline";
+  let PassPipeline = "buildCUDAPipeline";
   let DeviceCodeGen = "generateCUDADeviceCode";
   let HostCodeGen = "generateCUDAHostCode";
   let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,

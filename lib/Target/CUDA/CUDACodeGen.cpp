@@ -1,25 +1,264 @@
-//===- CUDACodeGen.cpp - Device and host codegen for NVIDIA targets -------===//
+//===- CUDACodeGen.cpp - PTX and cubin for NVIDIA GPUs --------------------===//
 //
-// PTX through LLVM's NVPTX backend (cubin through ptxas or the driver) and
-// the host launcher for the cuda execution backend; shared by the CUDA and
-// Hopper backends. Codegen comes with the CodeGen work; until then the
-// entry points report that they cannot generate code yet.
+// Device code: one ptx_kernel function per kernel, taking its captures as
+// parameters (global buffers in address space 1), with the block and
+// thread indices read from special registers, shared memory carved out of
+// the kernel's dynamic shared memory, bar.sync for barriers, and the
+// transcendental functions on the SFU's approximate instructions. NVPTX
+// emits PTX (the source-only output); in compiled mode ptxas -O3 turns it
+// into a cubin when ptxas is found, and its resource report is kept in the
+// artifact. Host code is the shared packed-API entry, for tensors in CUDA
+// device memory.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include <chrono>
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
 
 namespace tile {
+namespace {
+
+class NVPTXDeviceTarget : public LLVMDeviceTarget {
+public:
+  llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
+                               KernelEmission &K) override {
+    llvm::LLVMContext &C = M.getContext();
+    std::vector<llvm::Type *> Params;
+    for (const KernelCapture &Cap : K.Captures)
+      Params.push_back(Cap.isBuffer()
+                           ? llvm::PointerType::get(C, getGlobalAddressSpace())
+                           : getLLVMType(C, Cap.V->getDType()));
+    auto *FT = llvm::FunctionType::get(llvm::Type::getVoidTy(C), Params, false);
+    llvm::Function *F =
+        llvm::Function::Create(FT, llvm::Function::ExternalLinkage, Name, M);
+    F->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    F->addFnAttr(llvm::Attribute::NoUnwind);
+    int64_t Threads = K.Kernel->getThreads()->getConstInt().value_or(1);
+    F->addFnAttr("nvvm.maxntid", std::to_string(Threads));
+    for (unsigned I = 0; I != K.Captures.size(); ++I) {
+      F->getArg(I)->setName(K.Captures[I].V->getName());
+      if (K.Captures[I].isBuffer())
+        F->addParamAttr(I, llvm::Attribute::NoAlias);
+    }
+    return F;
+  }
+
+  llvm::Value *getCapture(llvm::IRBuilder<> &B, KernelEmission &K, unsigned I,
+                          llvm::Type *Ty) override {
+    return K.Fn->getArg(I);
+  }
+
+  llvm::Value *getBlockIndex(llvm::IRBuilder<> &B, KernelEmission &K,
+                             unsigned Dim) override {
+    static const llvm::Intrinsic::ID Ids[] = {
+        llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+        llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+        llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+    return B.CreateIntrinsic(Ids[Dim], {});
+  }
+
+  llvm::Value *getThreadIndex(llvm::IRBuilder<> &B, KernelEmission &K) override {
+    return B.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
+  }
+
+  llvm::Error emitBarrier(llvm::IRBuilder<> &B, KernelEmission &K) override {
+    B.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all,
+                      {B.getInt32(0)});
+    return llvm::Error::success();
+  }
+
+  unsigned getGlobalAddressSpace() const override { return 1; }
+
+  llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
+                              const BufferValue &Buf, llvm::Type *ElemTy,
+                              uint64_t NumElems) override {
+    llvm::Module &M = *K.Fn->getParent();
+    const llvm::DataLayout &DL = M.getDataLayout();
+    uint64_t Bytes = DL.getTypeAllocSize(ElemTy) * NumElems;
+    if (Buf.getScope() == MemScope::Shared) {
+      // Dynamic shared memory: one extern array, 16-byte aligned slices.
+      llvm::GlobalVariable *Smem = M.getGlobalVariable("__tile_smem");
+      if (!Smem) {
+        Smem = new llvm::GlobalVariable(
+            M, llvm::ArrayType::get(B.getInt8Ty(), 0), false,
+            llvm::GlobalValue::ExternalLinkage, nullptr, "__tile_smem", nullptr,
+            llvm::GlobalValue::NotThreadLocal, 3);
+        Smem->setAlignment(llvm::Align(16));
+      }
+      int64_t Offset = (K.SharedBytes + 15) / 16 * 16;
+      K.SharedBytes = Offset + int64_t(Bytes);
+      return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Smem, Offset,
+                                          Buf.getName());
+    }
+    // Per-thread storage: a local array, promoted to registers when LLVM
+    // can index it statically.
+    llvm::IRBuilder<> Entry(&K.Fn->getEntryBlock(),
+                            K.Fn->getEntryBlock().getFirstInsertionPt());
+    llvm::AllocaInst *A = Entry.CreateAlloca(
+        llvm::ArrayType::get(ElemTy, NumElems), nullptr, Buf.getName());
+    A->setAlignment(llvm::Align(16));
+    return A;
+  }
+
+  llvm::Value *emitMath(llvm::IRBuilder<> &B, llvm::StringRef Name,
+                        llvm::Value *X) override {
+    // The SFU's approximate instructions work on f32; other float types
+    // convert around them.
+    llvm::Type *Ty = X->getType();
+    llvm::Type *F32 = B.getFloatTy();
+    if (Name == "sqrt")
+      return B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, X);
+    llvm::Value *V = Ty == F32 ? X : B.CreateFPCast(X, F32);
+    auto Ex2 = [&](llvm::Value *A) {
+      return B.CreateUnaryIntrinsic(llvm::Intrinsic::nvvm_ex2_approx, A);
+    };
+    const float Log2E = 1.4426950408889634f, Ln2 = 0.6931471805599453f;
+    llvm::Value *R;
+    if (Name == "exp2")
+      R = Ex2(V);
+    else if (Name == "exp")
+      R = Ex2(B.CreateFMul(V, llvm::ConstantFP::get(F32, Log2E)));
+    else if (Name == "log2")
+      R = B.CreateUnaryIntrinsic(llvm::Intrinsic::nvvm_lg2_approx_f, V);
+    else if (Name == "log")
+      R = B.CreateFMul(B.CreateUnaryIntrinsic(llvm::Intrinsic::nvvm_lg2_approx_f, V),
+                       llvm::ConstantFP::get(F32, Ln2));
+    else {
+      assert(Name == "tanh" && "unknown math function");
+      // tanh(x) = sign(x) * (1 - t) / (1 + t), t = exp(-2|x|): no overflow.
+      llvm::Value *A = B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, V);
+      llvm::Value *T = Ex2(B.CreateFMul(A, llvm::ConstantFP::get(F32, -2 * Log2E)));
+      llvm::Value *One = llvm::ConstantFP::get(F32, 1.0);
+      llvm::Value *Mag = B.CreateFDiv(B.CreateFSub(One, T), B.CreateFAdd(One, T));
+      R = B.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, Mag, V);
+    }
+    return Ty == F32 ? R : B.CreateFPCast(R, Ty);
+  }
+};
+
+std::once_flag InitOnce;
+
+/// Finds ptxas: $TILE_PTXAS, the PATH, then /usr/local/cuda/bin.
+std::optional<std::string> findPtxas() {
+  if (const char *Env = std::getenv("TILE_PTXAS"))
+    return std::string(Env);
+  if (auto P = llvm::sys::findProgramByName("ptxas"))
+    return *P;
+  if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+    return std::string("/usr/local/cuda/bin/ptxas");
+  return std::nullopt;
+}
+
+/// ptxas -O3 -v: the cubin, and the resource report in the notes.
+llvm::Error assemble(llvm::StringRef Ptxas, llvm::StringRef Arch,
+                     KernelArtifact &A) {
+  llvm::SmallString<128> In, Out, Log;
+  if (std::error_code EC = llvm::sys::fs::createTemporaryFile("tile", "ptx", In))
+    return llvm::createStringError("cannot create a temporary file: " + EC.message());
+  llvm::sys::fs::createTemporaryFile("tile", "cubin", Out);
+  llvm::sys::fs::createTemporaryFile("tile", "log", Log);
+  auto Cleanup = llvm::make_scope_exit([&] {
+    llvm::sys::fs::remove(In);
+    llvm::sys::fs::remove(Out);
+    llvm::sys::fs::remove(Log);
+  });
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(In, EC);
+    OS << A.DeviceSource;
+  }
+  std::string ArchFlag = ("-arch=" + Arch).str();
+  llvm::StringRef Args[] = {Ptxas, ArchFlag, "-O3", "-v", In, "-o", Out};
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(), Log.str()};
+  std::string ErrMsg;
+  int RC = llvm::sys::ExecuteAndWait(Ptxas, Args, std::nullopt, Redirects, 0, 0,
+                                     &ErrMsg);
+  auto LogBuf = llvm::MemoryBuffer::getFile(Log);
+  std::string Report = LogBuf ? (*LogBuf)->getBuffer().str() : "";
+  if (RC != 0)
+    return llvm::createStringError("ptxas failed (" +
+                                   (ErrMsg.empty() ? "exit " + std::to_string(RC) : ErrMsg) +
+                                   "):\n" + Report);
+  auto Cubin = llvm::MemoryBuffer::getFile(Out, /*IsText=*/false);
+  if (!Cubin)
+    return llvm::createStringError("ptxas wrote no cubin");
+  A.DeviceCode = (*Cubin)->getBuffer().str();
+  A.DeviceFmt = DeviceFormat::Cubin;
+  A.Notes["ptxas"] = Report;
+  return llvm::Error::success();
+}
+
+double secondsSince(std::chrono::steady_clock::time_point T) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - T).count();
+}
+
+} // namespace
 
 llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
                                    KernelArtifact &Artifact) {
-  return makeNotImplementedError(Ctx, "PTX device codegen");
+  std::call_once(InitOnce, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+  auto Start = std::chrono::steady_clock::now();
+  std::string Arch = Ctx.getTarget().getAttr("arch").value_or("sm_80").str();
+  auto TM = createTargetMachine("nvptx64-nvidia-cuda", Arch, "+ptx80");
+  if (!TM)
+    return TM.takeError();
+  llvm::LLVMContext C;
+  llvm::Module LM("tile-device", C);
+  LM.setTargetTriple((*TM)->getTargetTriple());
+  LM.setDataLayout((*TM)->createDataLayout());
+  NVPTXDeviceTarget T;
+  if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
+    return E;
+  optimizeModule(LM, **TM);
+  Artifact.Notes["device-llvm"] = printLLVMModule(LM);
+  auto Ptx = emitMachineCode(LM, **TM, EmitKind::Assembly);
+  if (!Ptx)
+    return Ptx.takeError();
+  Artifact.DeviceSource = std::move(*Ptx);
+  Artifact.DeviceCode = Artifact.DeviceSource;
+  Artifact.DeviceFmt = DeviceFormat::PTX;
+  Artifact.Notes["time.llvm-codegen"] = std::to_string(secondsSince(Start));
+  // Compiled mode when ptxas is here; otherwise the driver JITs the PTX.
+  if (std::optional<std::string> Ptxas = findPtxas()) {
+    auto S = std::chrono::steady_clock::now();
+    if (llvm::Error E = assemble(*Ptxas, Arch, Artifact))
+      return E;
+    Artifact.Notes["time.ptxas"] = std::to_string(secondsSince(S));
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error generateCUDAHostCode(const BackendContext &Ctx, const Module &M,
                                  KernelArtifact &Artifact) {
-  return makeNotImplementedError(Ctx, "host codegen for the cuda execution backend");
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  HostCodeGenOptions Opts;
+  Opts.DeviceType = 2; // kDLCUDA: tensors in CUDA device memory
+  return generateHostObject(
+      M, Opts, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
 }
 
 } // namespace tile

@@ -1,18 +1,25 @@
 //===- CUDAPipeline.cpp - The pass pipeline of the CUDA backend -----------===//
 //
-// The ordered pass list for NVIDIA targets before sm_90a (mma.sync,
-// cp.async pipelining). The passes come with the pass-manager work; until
-// then the entry point reports that it cannot compile yet.
+// The ordered pass list for NVIDIA GPUs before sm_90a. Today it is the
+// shared SIMT path: tile ops to element loops, pipelined loops in order,
+// parallel loops shared out over the block's threads with fragments in
+// shared memory and barriers between block-level statements, then
+// simplification. Tensor-core gemm (mma.sync with ldmatrix), cp.async
+// pipelining and register layouts for fragments replace parts of it as
+// they land.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/IR/IR.h"
-#include "tile/Target/BackendContext.h"
+#include "CUDAPipelineUtil.h"
 
 namespace tile {
 
+void buildCUDAPipeline(const BackendContext &, PassManager &PM) {
+  appendSIMTPasses(PM);
+}
+
 llvm::Error runCUDAPipeline(const BackendContext &Ctx, Module &M) {
-  return makeNotImplementedError(Ctx, "the CUDA pass pipeline");
+  return runPassPipeline(Ctx, M, buildCUDAPipeline, "CUDA");
 }
 
 } // namespace tile

@@ -1,19 +1,21 @@
 //===- HopperPipeline.cpp - The pass pipeline of the Hopper backend -------===//
 //
-// The ordered pass list for sm_90a: TMA copies, wgmma, warp specialization
-// and register reallocation. Distinct from the CUDA pipeline although both
-// lower the cuda dialect. The passes come with the pass-manager work; until
-// then the entry point reports that it cannot compile yet.
+// The Hopper variant (cuda with arch >= sm_90a) owns its pipeline: it is
+// where TMA copies, wgmma and warp specialization enter. Until they land it
+// runs the same shared SIMT passes as the CUDA backend, in its own list.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/IR/IR.h"
-#include "tile/Target/BackendContext.h"
+#include "CUDAPipelineUtil.h"
 
 namespace tile {
 
+void buildHopperPipeline(const BackendContext &, PassManager &PM) {
+  appendSIMTPasses(PM);
+}
+
 llvm::Error runHopperPipeline(const BackendContext &Ctx, Module &M) {
-  return makeNotImplementedError(Ctx, "the Hopper pass pipeline");
+  return runPassPipeline(Ctx, M, buildHopperPipeline, "Hopper");
 }
 
 } // namespace tile

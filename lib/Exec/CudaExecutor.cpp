@@ -1,0 +1,278 @@
+//===- CudaExecutor.cpp - The `cuda` execution backend --------------------===//
+//
+// NVIDIA GPUs through the CUDA driver API, loaded with dlopen (never
+// linked). Build -> Load: the artifact's cubin (or PTX, which the driver
+// compiles) becomes a CUmodule and its kernels CUfunctions; the host
+// object runs in this process through ORC, as for the CPU, and reaches the
+// GPU only through the runtime ABI: tile_rt_launch becomes cuLaunchKernel
+// (raising the dynamic shared memory limit past 48 KB first when a kernel
+// needs it), workspaces come from cuMemAlloc. Driver errors carry
+// cuGetErrorName/cuGetErrorString text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaExecutor.h"
+#include "tile/Exec/Executor.h"
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+
+using namespace tile;
+
+namespace {
+
+// The few driver API types used here (cuda.h is not needed to build).
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+using CUcontext = CUctx_st *;
+using CUmodule = CUmod_st *;
+using CUfunction = CUfunc_st *;
+using CUstream = CUstream_st *;
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+
+struct Driver {
+  void *Handle = nullptr;
+  std::string LoadError;
+#define TILE_CU_FN(Name, Sym, Ret, ...) Ret (*Name)(__VA_ARGS__) = nullptr;
+#include "CudaDriverFns.def"
+
+  bool load() {
+    Handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!Handle) {
+      const char *E = dlerror();
+      LoadError = E ? E : "unknown dlopen error";
+      return false;
+    }
+#define TILE_CU_FN(Name, Sym, Ret, ...)                                        \
+  Name = reinterpret_cast<decltype(Name)>(dlsym(Handle, Sym));                \
+  if (!Name) {                                                                 \
+    LoadError = "libcuda.so.1 has no symbol " Sym;                             \
+    return false;                                                              \
+  }
+#include "CudaDriverFns.def"
+    return true;
+  }
+};
+
+Driver &getDriver() {
+  static Driver D;
+  static std::once_flag Once;
+  std::call_once(Once, [] { D.load(); });
+  return D;
+}
+
+class CudaExecutor;
+
+class CudaLoaded : public LoadedArtifact {
+public:
+  CudaLoaded(const KernelArtifact &A, CudaExecutor &E) : LoadedArtifact(A), Exec(E) {}
+  ~CudaLoaded() override;
+  llvm::Error init();
+  llvm::Error call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args) override;
+
+  struct KernelFn {
+    CUfunction Fn;
+    int64_t SharedBytes;
+  };
+
+private:
+  CudaExecutor &Exec;
+  CUmodule Mod = nullptr;
+  std::unique_ptr<HostCode> Host;
+  llvm::StringMap<std::vector<KernelFn>> Kernels;
+};
+
+class CudaExecutor : public Executor {
+public:
+  llvm::Error init() {
+    Driver &D = getDriver();
+    if (!D.Handle)
+      return llvm::createStringError("cannot load libcuda.so.1: " + D.LoadError);
+    if (llvm::Error E = check(D.cuInit(0), "cuInit"))
+      return E;
+    if (llvm::Error E = check(D.cuDeviceGet(&Dev, 0), "cuDeviceGet"))
+      return E;
+    if (llvm::Error E = check(D.cuDevicePrimaryCtxRetain(&Ctx, Dev),
+                              "cuDevicePrimaryCtxRetain"))
+      return E;
+    if (llvm::Error E = check(D.cuCtxSetCurrent(Ctx), "cuCtxSetCurrent"))
+      return E;
+    D.cuDeviceGetAttribute(&MaxSharedOptin,
+                           CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, Dev);
+    return llvm::Error::success();
+  }
+  ~CudaExecutor() override {
+    if (Ctx)
+      getDriver().cuDevicePrimaryCtxRelease(Dev);
+  }
+
+  /// Success, or the driver's name and text for \p R during \p What.
+  static llvm::Error check(CUresult R, llvm::StringRef What) {
+    if (R == 0)
+      return llvm::Error::success();
+    return llvm::createStringError(describe(R, What));
+  }
+  static std::string describe(CUresult R, llvm::StringRef What) {
+    Driver &D = getDriver();
+    const char *Name = nullptr, *Text = nullptr;
+    D.cuGetErrorName(R, &Name);
+    D.cuGetErrorString(R, &Text);
+    return (What + " failed: " + (Name ? Name : "CUDA_ERROR_" + std::to_string(R)) +
+            " (" + (Text ? Text : "no description") + ")")
+        .str();
+  }
+
+  ExecBackendKind getKind() const override { return ExecBackendKind::Cuda; }
+  int32_t getDLDeviceType() const override { return 2; /* kDLCUDA */ }
+
+  llvm::Expected<std::unique_ptr<LoadedArtifact>>
+  load(const KernelArtifact &A) override {
+    auto L = std::make_unique<CudaLoaded>(A, *this);
+    if (llvm::Error E = L->init())
+      return std::move(E);
+    return std::unique_ptr<LoadedArtifact>(std::move(L));
+  }
+
+  llvm::Expected<void *> allocate(size_t Bytes) override {
+    CUdeviceptr P = 0;
+    if (llvm::Error E = check(getDriver().cuMemAlloc(&P, std::max<size_t>(Bytes, 1)),
+                              "cuMemAlloc of " + std::to_string(Bytes) + " bytes"))
+      return std::move(E);
+    return reinterpret_cast<void *>(P);
+  }
+  void deallocate(void *P) override {
+    getDriver().cuMemFree(reinterpret_cast<CUdeviceptr>(P));
+  }
+  llvm::Error copyToDevice(void *Dst, const void *Src, size_t Bytes) override {
+    return check(getDriver().cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(Dst), Src, Bytes),
+                 "cuMemcpyHtoD");
+  }
+  llvm::Error copyFromDevice(void *Dst, const void *Src, size_t Bytes) override {
+    return check(getDriver().cuMemcpyDtoH(Dst, reinterpret_cast<CUdeviceptr>(Src), Bytes),
+                 "cuMemcpyDtoH");
+  }
+  llvm::Error synchronize() override {
+    return check(getDriver().cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+
+  CUdevice Dev = 0;
+  CUcontext Ctx = nullptr;
+  int MaxSharedOptin = 48 * 1024;
+};
+
+class CudaCall : public RuntimeCall {
+public:
+  CudaCall(CudaExecutor &E, const std::vector<CudaLoaded::KernelFn> &K)
+      : Exec(E), Kernels(K) {}
+
+  int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
+                 int32_t Threads, int64_t SharedBytes) override {
+    if (Index < 0 || size_t(Index) >= Kernels.size())
+      return fail("host code launched kernel #" + std::to_string(Index) +
+                  ", but the entry has " + std::to_string(Kernels.size()));
+    if (int64_t(GX) * GY * GZ == 0)
+      return 0;
+    Driver &D = getDriver();
+    CUfunction Fn = Kernels[Index].Fn;
+    if (SharedBytes > Exec.MaxSharedOptin)
+      return fail("kernel #" + std::to_string(Index) + " needs " +
+                  std::to_string(SharedBytes) +
+                  " bytes of shared memory; the device allows " +
+                  std::to_string(Exec.MaxSharedOptin) + " per block");
+    if (SharedBytes > 48 * 1024)
+      if (CUresult R = D.cuFuncSetAttribute(
+              Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(SharedBytes)))
+        return fail(CudaExecutor::describe(R, "cuFuncSetAttribute"));
+    if (CUresult R = D.cuLaunchKernel(Fn, GX, GY, GZ, Threads, 1, 1,
+                                      unsigned(SharedBytes), nullptr, Args, nullptr))
+      return fail(CudaExecutor::describe(R, "cuLaunchKernel"));
+    return 0;
+  }
+
+  void *allocWorkspace(int64_t Bytes) override {
+    Driver &D = getDriver();
+    CUdeviceptr P = 0;
+    if (CUresult R = D.cuMemAlloc(&P, std::max<int64_t>(Bytes, 1))) {
+      fail(CudaExecutor::describe(R, "cuMemAlloc of a workspace"));
+      return nullptr;
+    }
+    if (CUresult R = D.cuMemsetD8(P, 0, std::max<int64_t>(Bytes, 1))) {
+      fail(CudaExecutor::describe(R, "cuMemsetD8 of a workspace"));
+      D.cuMemFree(P);
+      return nullptr;
+    }
+    return reinterpret_cast<void *>(P);
+  }
+  void freeWorkspace(void *P) override {
+    // Kernels using it may still run: wait before giving it back.
+    getDriver().cuCtxSynchronize();
+    getDriver().cuMemFree(reinterpret_cast<CUdeviceptr>(P));
+  }
+
+private:
+  CudaExecutor &Exec;
+  const std::vector<CudaLoaded::KernelFn> &Kernels;
+};
+
+CudaLoaded::~CudaLoaded() {
+  if (Mod)
+    getDriver().cuModuleUnload(Mod);
+}
+
+llvm::Error CudaLoaded::init() {
+  Driver &D = getDriver();
+  if (Artifact.DeviceFmt != DeviceFormat::Cubin &&
+      Artifact.DeviceFmt != DeviceFormat::PTX)
+    return llvm::createStringError(
+        "execution backend 'cuda' loads cubin or ptx; this artifact holds '" +
+        llvm::Twine(getDeviceFormatInfo(Artifact.DeviceFmt).Name) + "'");
+  // PTX must be NUL-terminated for the driver's JIT.
+  std::string Image = Artifact.DeviceCode;
+  if (Artifact.DeviceFmt == DeviceFormat::PTX)
+    Image.push_back('\0');
+  if (llvm::Error E = CudaExecutor::check(
+          D.cuModuleLoadData(&Mod, Image.data()),
+          Artifact.DeviceFmt == DeviceFormat::PTX ? "cuModuleLoadData (PTX JIT)"
+                                                  : "cuModuleLoadData (cubin)"))
+    return E;
+  for (const ArtifactEntry &En : Artifact.Entries) {
+    std::vector<KernelFn> &Fns = Kernels[En.Name];
+    for (const ArtifactKernel &K : En.Kernels) {
+      CUfunction F = nullptr;
+      if (llvm::Error E = CudaExecutor::check(
+              D.cuModuleGetFunction(&F, Mod, K.Symbol.c_str()),
+              "cuModuleGetFunction(" + K.Symbol + ")"))
+        return E;
+      Fns.push_back({F, K.SharedBytes});
+    }
+  }
+  auto H = loadHostCode(Artifact);
+  if (!H)
+    return H.takeError();
+  Host = std::move(*H);
+  return llvm::Error::success();
+}
+
+llvm::Error CudaLoaded::call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args) {
+  auto It = Kernels.find(Entry);
+  const ArtifactEntry *E = Artifact.findEntry(Entry);
+  if (It == Kernels.end() || !E)
+    return llvm::createStringError("no entry point '" + Entry + "' in the artifact");
+  CudaCall Call(Exec, It->second);
+  return Host->call(E->Symbol, Args, Call);
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<Executor>> tile::createCudaExecutor() {
+  auto E = std::make_unique<CudaExecutor>();
+  if (llvm::Error Err = E->init())
+    return std::move(Err);
+  return std::unique_ptr<Executor>(std::move(E));
+}

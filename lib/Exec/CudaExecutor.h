@@ -1,0 +1,51 @@
+//===- CudaExecutor.h - Executors and the JIT-linked host code --*- C++ -*-===//
+//
+// Private to libTileExec: the host code of an artifact, linked in this
+// process by ORC (shared by every execution backend whose host code runs
+// on this CPU), and the constructors of the executors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_EXEC_CUDAEXECUTOR_H
+#define TILE_LIB_EXEC_CUDAEXECUTOR_H
+
+#include "tile/Exec/Executor.h"
+#include "llvm/ADT/StringMap.h"
+#include <memory>
+
+namespace llvm::orc {
+class LLJIT;
+}
+
+namespace tile {
+
+/// The artifact's host object (and, for CPU targets, its device object)
+/// linked by an ORC LLJIT, with the runtime ABI functions defined.
+class HostCode {
+public:
+  ~HostCode();
+  /// Links \p Objects (relocatable objects) into a new JIT.
+  static llvm::Expected<std::unique_ptr<HostCode>>
+  create(llvm::ArrayRef<const std::string *> Objects);
+  llvm::Expected<void *> lookup(llvm::StringRef Symbol);
+  /// Calls entry point \p Symbol with \p Call as its runtime context; the
+  /// error carries what the host code or the runtime recorded.
+  llvm::Error call(llvm::StringRef Symbol, llvm::ArrayRef<TileArg> Args,
+                   RuntimeCall &Call);
+
+private:
+  HostCode() = default;
+  std::unique_ptr<llvm::orc::LLJIT> JIT;
+  llvm::StringMap<void *> Cache;
+};
+
+/// The host code of \p A alone (its device code runs elsewhere).
+llvm::Expected<std::unique_ptr<HostCode>> loadHostCode(const KernelArtifact &A);
+
+llvm::Expected<std::unique_ptr<Executor>>
+createOrcExecutor(const ExecutorOptions &Opts);
+llvm::Expected<std::unique_ptr<Executor>> createCudaExecutor();
+
+} // namespace tile
+
+#endif // TILE_LIB_EXEC_CUDAEXECUTOR_H
