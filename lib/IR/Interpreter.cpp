@@ -1046,11 +1046,15 @@ llvm::Error Interpreter::bindArguments(llvm::ArrayRef<ArgValue> Args) {
     llvm::ListSeparator LS;
     for (const auto &P : Params)
       Names += (llvm::StringRef(LS) + "%" + P->getName()).str();
-    return makeError(F.getLoc(),
-                     "@" + F.getName() + " takes " + Twine(Params.size()) +
-                         " argument" + (Params.size() == 1 ? "" : "s") + " (" +
-                         Names + ") but " + Twine(Args.size()) +
-                         (Args.size() == 1 ? " was" : " were") + " given");
+    return makeError(
+        F.getLoc(),
+        "@" + F.getName() + " takes " + Twine(Params.size()) + " argument" +
+            (Params.size() == 1 ? "" : "s") + " (" + Names + ") but " +
+            Twine(Args.size()) + (Args.size() == 1 ? " was" : " were") +
+            " given" +
+            (Args.size() < Params.size()
+                 ? "; no argument for '%" + Params[Args.size()]->getName() + "'"
+                 : ""));
   }
   llvm::DenseMap<const Value *, std::string> BoundBy;
   // Symbols first, from bare symbols in shapes and strides, so that every

@@ -75,6 +75,10 @@ struct GemmSize {
   int64_t M, N, K;
 };
 
+void PrintTo(const GemmSize &S, std::ostream *OS) {
+  *OS << "M=" << S.M << " N=" << S.N << " K=" << S.K;
+}
+
 class GemmExample : public InterpreterExamplesTest,
                     public ::testing::WithParamInterface<GemmSize> {};
 
@@ -113,6 +117,11 @@ struct AttentionSize {
   int64_t B, H, S;
   bool Causal;
 };
+
+void PrintTo(const AttentionSize &S, std::ostream *OS) {
+  *OS << "B=" << S.B << " H=" << S.H << " S=" << S.S
+      << (S.Causal ? " causal" : "");
+}
 
 class AttentionExample : public InterpreterExamplesTest,
                          public ::testing::WithParamInterface<AttentionSize> {};

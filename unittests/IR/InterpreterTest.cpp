@@ -663,7 +663,7 @@ TEST_F(InterpreterTest, ArgumentErrorsNameTheParameter) {
   auto K = ArgValue::integer(1);
   EXPECT_EQ(runError(F, {A, B, C}),
             "test.tile:2:6: error: @g takes 4 arguments (%A, %B, %C, %k) but "
-            "3 were given");
+            "3 were given; no argument for '%k'");
   EXPECT_EQ(runError(F, {A3, B, C, K}),
             "test.tile:2:9: error: argument 1 ('%A': f32[M, K]): expected "
             "rank 2, got a tensor of rank 3 and shape [2, 3, 1]");
