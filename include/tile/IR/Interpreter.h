@@ -31,6 +31,14 @@
 //    dropped); an on-chip region out of range, and any direct load, store
 //    or atomic_elem out of range, is an error.
 //
+// Usage:
+//   TensorArg A({M, K}, AData), B({K, N}, BData);
+//   TensorArg C = TensorArg::filled({M, N}, NAN);  // poisoned output
+//   InterpretOptions Opts;
+//   Opts.SM = &SM;                                 // located errors
+//   if (llvm::Error E = interpretFunction(*F, {A, B, C}, Opts))
+//     ...;                                         // C.Data holds the result
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_IR_INTERPRETER_H
