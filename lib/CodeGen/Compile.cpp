@@ -3,6 +3,8 @@
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
@@ -87,6 +89,31 @@ llvm::Expected<std::string> tile::emitMachineCode(llvm::Module &M,
                                                    : "assembly"));
   PM.run(M);
   return std::string(Buf.str());
+}
+
+LLVMDiagnosticCollector::LLVMDiagnosticCollector(llvm::LLVMContext &C) {
+  C.setDiagnosticHandlerCallBack(&LLVMDiagnosticCollector::handle, this);
+}
+
+void LLVMDiagnosticCollector::handle(const llvm::DiagnosticInfo *DI,
+                                     void *Self) {
+  if (DI->getSeverity() != llvm::DS_Error)
+    return;
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  llvm::DiagnosticPrinterRawOStream DP(OS);
+  DI->print(DP);
+  static_cast<LLVMDiagnosticCollector *>(Self)->Errors.push_back(S);
+}
+
+llvm::Error LLVMDiagnosticCollector::takeError(llvm::StringRef What) {
+  if (Errors.empty())
+    return llvm::Error::success();
+  std::string Msg = What.str();
+  for (const std::string &E : Errors)
+    Msg += "\n  " + E;
+  Errors.clear();
+  return llvm::createStringError(Msg);
 }
 
 std::string tile::printLLVMModule(const llvm::Module &M) {

@@ -127,6 +127,12 @@ llvm::Error tile::emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
       AK.Threads = K->getThreads()->getConstInt().value_or(1);
       AK.SharedBytes = KE.SharedBytes;
       AK.NumArgs = KE.Captures.size();
+      const llvm::DataLayout &DL = LM.getDataLayout();
+      for (const KernelCapture &Cap : KE.Captures)
+        AK.ArgBytes.push_back(
+            Cap.isBuffer()
+                ? DL.getPointerSize(T.getGlobalAddressSpace())
+                : DL.getTypeStoreSize(getLLVMType(C, Cap.V->getDType())));
       Entry->Kernels.push_back(std::move(AK));
     });
     if (Err)

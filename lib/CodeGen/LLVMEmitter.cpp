@@ -49,6 +49,14 @@ llvm::Error LLVMDeviceTarget::emitBarrier(llvm::IRBuilder<> &, KernelEmission &)
   return llvm::createStringError("this target has no block-wide barrier");
 }
 
+llvm::Error LLVMDeviceTarget::emitTargetOp(llvm::IRBuilder<> &, KernelEmission &,
+                                           const OpStmt &Op,
+                                           llvm::ArrayRef<llvm::Value *>) {
+  return llvm::createStringError(
+      "op '" + Op.getName() +
+      "' reached code generation; the target's pipeline must lower it first");
+}
+
 llvm::Value *LLVMDeviceTarget::emitMath(llvm::IRBuilder<> &B,
                                         llvm::StringRef Name, llvm::Value *X) {
   llvm::Intrinsic::ID ID = llvm::StringSwitch<llvm::Intrinsic::ID>(Name)
@@ -531,6 +539,20 @@ llvm::Error LLVMEmitter::emitOp(const OpStmt &Op, KernelEmission &K) {
   }
   if (Op.getName() == "barrier")
     return Target->emitBarrier(B, K);
+  if (Target && !Op.getInfo().isCommon()) {
+    std::vector<llvm::Value *> Operands;
+    for (const OpOperand &O : Op.getOperands()) {
+      if (O.Kind == OperandKind::Expr) {
+        Operands.push_back(emit(*O.E));
+        continue;
+      }
+      std::vector<ExprPtr> Idx;
+      for (const RegionIndex &I : O.R.Indices)
+        Idx.push_back(I.Offset->clone());
+      Operands.push_back(address(O.R.Buf, Idx));
+    }
+    return Target->emitTargetOp(B, K, Op, Operands);
+  }
   return llvm::createStringError(
       "op '" + Op.getName() +
       "' reached code generation; the target's pipeline must lower it first");

@@ -16,6 +16,9 @@ using namespace tile;
 
 static constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'A', 'R', 'T', '\0'};
 static constexpr uint32_t kVersion = 1;
+/// Starts the optional section of kernel argument sizes, after the launch
+/// descriptions.
+static constexpr char kArgBytesTag[8] = {'A', 'R', 'G', 'S', 'Z', '1', '\0', '\0'};
 
 const ArtifactEntry *KernelArtifact::findEntry(llvm::StringRef Name) const {
   for (const ArtifactEntry &E : Entries)
@@ -119,6 +122,19 @@ std::string KernelArtifact::serialize() const {
     W.str(K);
     W.str(V);
   }
+  bool AnyArgBytes = false;
+  for (const ArtifactEntry &E : Entries)
+    for (const ArtifactKernel &K : E.Kernels)
+      AnyArgBytes |= !K.ArgBytes.empty();
+  if (AnyArgBytes) {
+    W.Out.append(kArgBytesTag, sizeof(kArgBytesTag));
+    for (const ArtifactEntry &E : Entries)
+      for (const ArtifactKernel &K : E.Kernels) {
+        W.u64(K.ArgBytes.size());
+        for (uint32_t B : K.ArgBytes)
+          W.u64(B);
+      }
+  }
   return W.Out;
 }
 
@@ -189,6 +205,22 @@ llvm::Expected<KernelArtifact> KernelArtifact::deserialize(llvm::StringRef Bytes
   }
   if (R.Failed)
     return Corrupt("truncated");
+  if (R.Buf.starts_with(llvm::StringRef(kArgBytesTag, sizeof(kArgBytesTag)))) {
+    R.Buf = R.Buf.drop_front(sizeof(kArgBytesTag));
+    for (ArtifactEntry &E : A.Entries)
+      for (ArtifactKernel &K : E.Kernels) {
+        uint64_t N = 0;
+        if (!R.u64(N) || N > R.Buf.size())
+          return Corrupt("truncated");
+        for (uint64_t I = 0; I != N && !R.Failed; ++I) {
+          uint64_t B = 0;
+          R.u64(B);
+          K.ArgBytes.push_back(uint32_t(B));
+        }
+        if (R.Failed)
+          return Corrupt("truncated");
+      }
+  }
   if (!R.Buf.empty())
     return Corrupt(llvm::Twine(R.Buf.size()) + " trailing bytes");
   return A;

@@ -23,6 +23,7 @@
 #include <vector>
 
 namespace llvm {
+class DiagnosticInfo;
 class TargetMachine;
 }
 
@@ -86,6 +87,14 @@ public:
   /// A call to the math function \p Name ("exp", "tanh", ...) on \p X.
   virtual llvm::Value *emitMath(llvm::IRBuilder<> &B, llvm::StringRef Name,
                                 llvm::Value *X);
+  /// Emits \p Op, an op of the target's own dialect that its pipeline left
+  /// for code generation (one MFMA instruction, say). \p Operands has one
+  /// value per operand of the op: the address of a region's first element,
+  /// or an expression's value. The default reports that the op reached
+  /// code generation unlowered.
+  virtual llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K,
+                                   const OpStmt &Op,
+                                   llvm::ArrayRef<llvm::Value *> Operands);
   /// Whether parallel loops become vectorizable serial loops (CPU) rather
   /// than being distributed over threads by earlier passes.
   virtual bool annotateParallelLoops() const { return true; }
@@ -131,6 +140,21 @@ enum class EmitKind { Assembly, Object };
 llvm::Expected<std::string> emitMachineCode(llvm::Module &M,
                                             llvm::TargetMachine &TM,
                                             EmitKind Kind);
+
+/// Collects the errors LLVM reports through a context's diagnostic handler
+/// (a resource limit exceeded, an operation the target cannot select), which
+/// the default handler would print before exiting the process.
+class LLVMDiagnosticCollector {
+public:
+  explicit LLVMDiagnosticCollector(llvm::LLVMContext &C);
+  /// Success when no error was reported; otherwise one error with every
+  /// message, after \p What ("AMDGPU code generation failed").
+  llvm::Error takeError(llvm::StringRef What);
+
+private:
+  static void handle(const llvm::DiagnosticInfo *DI, void *Self);
+  std::vector<std::string> Errors;
+};
 
 /// Prints \p M as LLVM IR text.
 std::string printLLVMModule(const llvm::Module &M);

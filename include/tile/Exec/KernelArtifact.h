@@ -44,6 +44,12 @@ struct ArtifactKernel {
   int64_t Threads = 1;
   int64_t SharedBytes = 0;
   unsigned NumArgs = 0;
+  /// Bytes of each argument's value, in order (pointers and scalars as the
+  /// device kernel takes them): what an execution backend that packs a
+  /// kernel-argument buffer (HSA) or sets arguments one by one (Level
+  /// Zero) copies from the pointers host code passes to tile_rt_launch.
+  /// Serialized as an optional tagged section after the launch descriptions.
+  std::vector<uint32_t> ArgBytes;
 };
 
 /// A host entry point: `int32_t <Symbol>(const TileArg *, int32_t, void *)`.
