@@ -30,6 +30,7 @@ def ROCmBackend : TargetBackend<"ROCm"> {
   ];
   let Dialects = [ROCmDialect];
   let Pipeline = "runROCmPipeline";
+  let PassPipeline = "buildROCmPipeline";
   let DeviceCodeGen = "generateROCmDeviceCode";
   let HostCodeGen = "generateROCmHostCode";
   let Outputs = [DeviceOutput<FormatLLVMIR, SourceOnly>,

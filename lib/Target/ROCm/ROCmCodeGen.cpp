@@ -1,24 +1,366 @@
 //===- ROCmCodeGen.cpp - Device and host codegen for AMD GPUs -------------===//
 //
-// AMDGPU LLVM IR, HSA code objects through llc and ld.lld-22, and the host
-// launcher for the hsa execution backend. Codegen comes with the CodeGen
-// work; until then the entry points report that they cannot generate code.
+// Device code: one amdgpu_kernel per kernel, taking its captures as kernel
+// arguments in order (buffers as global, address space 1, pointers), with
+// workgroup and work-item ids from their intrinsics, a flat work-group
+// size equal to the kernel's thread count (waves of 64), LDS as one static
+// address-space-3 array per kernel that shared buffers are 16-byte aligned
+// slices of, and s_barrier between workgroup-scope release and acquire
+// fences. rocm.mfma_lane becomes llvm.amdgcn.mfma.*; exp, log and tanh are
+// computed through the hardware's exp2 and log2 in f32.
+//
+// LLVM's AMDGPU backend emits assembly (the source-only output, what
+// -emit=device and -emit=asm print) and a relocatable object, which
+// ld.lld-22 links into an HSA code object (code object version 5) for the
+// hsa execution backend. Where no ld.lld-22 is found the assembly is still
+// produced and the artifact holds no code object. Host code is the shared
+// packed-API entry for tensors in ROCm device memory.
 //
 //===----------------------------------------------------------------------===//
 
+#include "MFMALayout.h"
+#include "tile/CodeGen/LLVMCodeGen.h"
+#include "tile/IR/Diagnostics.h"
 #include "tile/IR/IR.h"
+#include "tile/IR/Walk.h"
 #include "tile/Target/BackendContext.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/IntrinsicsAMDGPU.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeAMDGPUTargetInfo();
+void LLVMInitializeAMDGPUTarget();
+void LLVMInitializeAMDGPUTargetMC();
+void LLVMInitializeAMDGPUAsmPrinter();
+}
 
 namespace tile {
+namespace {
+
+/// LDS a workgroup may allocate, per processor.
+int64_t getLDSLimit(llvm::StringRef MCPU) {
+  return MCPU == "gfx950" ? 160 * 1024 : 64 * 1024;
+}
+
+class AMDGPUDeviceTarget : public LLVMDeviceTarget {
+public:
+  /// A kernel's LDS: a placeholder array that shared buffers are slices of,
+  /// given its size once the kernel is emitted.
+  struct KernelLDS {
+    const KernelStmt *Kernel;
+    llvm::Function *Fn;
+    llvm::GlobalVariable *Placeholder = nullptr;
+  };
+  std::vector<KernelLDS> Kernels;
+
+  llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
+                               KernelEmission &K) override {
+    llvm::LLVMContext &C = M.getContext();
+    std::vector<llvm::Type *> Params;
+    for (const KernelCapture &Cap : K.Captures)
+      Params.push_back(Cap.isBuffer()
+                           ? llvm::PointerType::get(C, getGlobalAddressSpace())
+                           : getLLVMType(C, Cap.V->getDType()));
+    auto *FT = llvm::FunctionType::get(llvm::Type::getVoidTy(C), Params, false);
+    llvm::Function *F =
+        llvm::Function::Create(FT, llvm::Function::ExternalLinkage, Name, M);
+    F->setCallingConv(llvm::CallingConv::AMDGPU_KERNEL);
+    F->addFnAttr(llvm::Attribute::NoUnwind);
+    int64_t Threads = K.Kernel->getThreads()->getConstInt().value_or(1);
+    F->addFnAttr("amdgpu-flat-work-group-size",
+                 std::to_string(Threads) + "," + std::to_string(Threads));
+    // Every workgroup is full: the grid is a whole number of them.
+    F->addFnAttr("uniform-work-group-size", "true");
+    for (unsigned I = 0; I != K.Captures.size(); ++I)
+      F->getArg(I)->setName(K.Captures[I].V->getName());
+    Kernels.push_back({K.Kernel, F});
+    return F;
+  }
+
+  llvm::Value *getCapture(llvm::IRBuilder<> &B, KernelEmission &K, unsigned I,
+                          llvm::Type *Ty) override {
+    return K.Fn->getArg(I);
+  }
+
+  llvm::Value *getBlockIndex(llvm::IRBuilder<> &B, KernelEmission &K,
+                             unsigned Dim) override {
+    static const llvm::Intrinsic::ID Ids[] = {
+        llvm::Intrinsic::amdgcn_workgroup_id_x,
+        llvm::Intrinsic::amdgcn_workgroup_id_y,
+        llvm::Intrinsic::amdgcn_workgroup_id_z};
+    return B.CreateIntrinsic(Ids[Dim], {});
+  }
+
+  llvm::Value *getThreadIndex(llvm::IRBuilder<> &B, KernelEmission &K) override {
+    return B.CreateIntrinsic(llvm::Intrinsic::amdgcn_workitem_id_x, {});
+  }
+
+  llvm::Error emitBarrier(llvm::IRBuilder<> &B, KernelEmission &K) override {
+    // As HIP's __syncthreads: LDS and global writes before are visible to
+    // the workgroup after.
+    llvm::LLVMContext &C = B.getContext();
+    B.CreateFence(llvm::AtomicOrdering::Release, C.getOrInsertSyncScopeID("workgroup"));
+    B.CreateIntrinsic(llvm::Intrinsic::amdgcn_s_barrier, {});
+    B.CreateFence(llvm::AtomicOrdering::Acquire, C.getOrInsertSyncScopeID("workgroup"));
+    return llvm::Error::success();
+  }
+
+  unsigned getGlobalAddressSpace() const override { return 1; }
+
+  llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
+                              const BufferValue &Buf, llvm::Type *ElemTy,
+                              uint64_t NumElems) override {
+    llvm::Module &M = *K.Fn->getParent();
+    uint64_t Bytes = M.getDataLayout().getTypeAllocSize(ElemTy) * NumElems;
+    if (Buf.getScope() == MemScope::Shared) {
+      KernelLDS &L = Kernels.back();
+      assert(L.Fn == K.Fn && "LDS requested outside the kernel being emitted");
+      if (!L.Placeholder)
+        L.Placeholder = new llvm::GlobalVariable(
+            M, llvm::ArrayType::get(B.getInt8Ty(), 0), false,
+            llvm::GlobalValue::InternalLinkage, nullptr,
+            K.Fn->getName() + ".lds.placeholder", nullptr,
+            llvm::GlobalValue::NotThreadLocal, 3);
+      int64_t Offset = (K.SharedBytes + 15) / 16 * 16;
+      K.SharedBytes = Offset + int64_t(Bytes);
+      return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), L.Placeholder, Offset,
+                                          Buf.getName());
+    }
+    // Per-thread storage: private memory (address space 5), promoted to
+    // registers where LLVM can index it statically.
+    llvm::IRBuilder<> Entry(&K.Fn->getEntryBlock(),
+                            K.Fn->getEntryBlock().getFirstInsertionPt());
+    llvm::AllocaInst *A = Entry.CreateAlloca(
+        llvm::ArrayType::get(ElemTy, NumElems), nullptr, Buf.getName());
+    A->setAlignment(llvm::Align(16));
+    return A;
+  }
+
+  /// Gives each kernel's LDS its final size: one static array.
+  void finishLDS(const KernelArtifact &Artifact) {
+    for (KernelLDS &L : Kernels) {
+      if (!L.Placeholder)
+        continue;
+      int64_t Bytes = getSharedBytes(Artifact, L.Fn->getName());
+      llvm::Module &M = *L.Fn->getParent();
+      auto *Ty = llvm::ArrayType::get(llvm::Type::getInt8Ty(M.getContext()), Bytes);
+      auto *G = new llvm::GlobalVariable(
+          M, Ty, false, llvm::GlobalValue::InternalLinkage,
+          llvm::PoisonValue::get(Ty), L.Fn->getName() + ".lds", nullptr,
+          llvm::GlobalValue::NotThreadLocal, 3);
+      G->setAlignment(llvm::Align(16));
+      L.Placeholder->replaceAllUsesWith(G);
+      L.Placeholder->eraseFromParent();
+      L.Placeholder = nullptr;
+    }
+  }
+
+  static int64_t getSharedBytes(const KernelArtifact &A, llvm::StringRef Symbol) {
+    for (const ArtifactEntry &E : A.Entries)
+      for (const ArtifactKernel &K : E.Kernels)
+        if (K.Symbol == Symbol)
+          return K.SharedBytes;
+    return 0;
+  }
+
+  llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K,
+                           const OpStmt &Op,
+                           llvm::ArrayRef<llvm::Value *> Operands) override {
+    if (Op.getName() != "rocm.mfma_lane")
+      return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
+    std::optional<rocm::MFMAShape> S =
+        rocm::lookupMFMAShape(Op.getAttrOrDefault("shape").getStr());
+    assert(S && "the verifier accepts only known shapes");
+    bool BF16 = Op.getOperand("a").R.Buf->getDType() == DType::BF16;
+    // The bf16 instructions (the `1k` forms) take their operands as i16.
+    llvm::Type *OpTy = llvm::FixedVectorType::get(
+        BF16 ? B.getInt16Ty() : B.getHalfTy(), rocm::OperandsPerLane);
+    llvm::Type *AccTy = llvm::FixedVectorType::get(B.getFloatTy(), S->AccPerLane);
+    llvm::Intrinsic::ID ID;
+    if (S->M == 16)
+      ID = BF16 ? llvm::Intrinsic::amdgcn_mfma_f32_16x16x16bf16_1k
+                : llvm::Intrinsic::amdgcn_mfma_f32_16x16x16f16;
+    else
+      ID = BF16 ? llvm::Intrinsic::amdgcn_mfma_f32_32x32x8bf16_1k
+                : llvm::Intrinsic::amdgcn_mfma_f32_32x32x8f16;
+    llvm::Value *A = B.CreateAlignedLoad(OpTy, Operands[0], llvm::Align(8));
+    llvm::Value *Bv = B.CreateAlignedLoad(OpTy, Operands[1], llvm::Align(8));
+    llvm::Value *C = B.CreateAlignedLoad(AccTy, Operands[2], llvm::Align(16));
+    // cbsz, abid, blgp: no broadcast between blocks or lane groups.
+    llvm::Value *D = B.CreateIntrinsic(
+        ID, {}, {A, Bv, C, B.getInt32(0), B.getInt32(0), B.getInt32(0)});
+    B.CreateAlignedStore(D, Operands[2], llvm::Align(16));
+    return llvm::Error::success();
+  }
+
+  llvm::Value *emitMath(llvm::IRBuilder<> &B, llvm::StringRef Name,
+                        llvm::Value *X) override {
+    // In f32, on the hardware's exp2/log2 (which LLVM's AMDGPU backend
+    // selects for llvm.exp2/log2 and expands llvm.exp/log into); other float
+    // types convert around them. tanh has no instruction and no libcall.
+    llvm::Type *Ty = X->getType();
+    llvm::Type *F32 = B.getFloatTy();
+    llvm::Value *V = Ty == F32 ? X : B.CreateFPCast(X, F32);
+    llvm::Value *R;
+    if (Name == "tanh") {
+      // tanh(x) = sign(x) * (1 - t) / (1 + t), t = exp(-2|x|): no overflow.
+      const float Log2E = 1.4426950408889634f;
+      llvm::Value *A = B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, V);
+      llvm::Value *T = B.CreateUnaryIntrinsic(
+          llvm::Intrinsic::exp2, B.CreateFMul(A, llvm::ConstantFP::get(F32, -2 * Log2E)));
+      llvm::Value *One = llvm::ConstantFP::get(F32, 1.0);
+      llvm::Value *Mag = B.CreateFDiv(B.CreateFSub(One, T), B.CreateFAdd(One, T));
+      R = B.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, Mag, V);
+    } else {
+      R = LLVMDeviceTarget::emitMath(B, Name, V);
+    }
+    return Ty == F32 ? R : B.CreateFPCast(R, Ty);
+  }
+};
+
+std::once_flag InitOnce;
+
+/// ld.lld of LLVM 22 (the code objects need it; /usr/bin/ld.lld may be an
+/// older lld): $TILE_LD_LLD, ld.lld-22 on the PATH, LLVM 22's own.
+std::optional<std::string> findLinker() {
+  if (const char *Env = std::getenv("TILE_LD_LLD"))
+    return std::string(Env);
+  if (auto P = llvm::sys::findProgramByName("ld.lld-22"))
+    return *P;
+  if (llvm::sys::fs::can_execute("/usr/lib/llvm-22/bin/ld.lld"))
+    return std::string("/usr/lib/llvm-22/bin/ld.lld");
+  return std::nullopt;
+}
+
+/// ld.lld -shared: relocatable AMDGPU object -> HSA code object.
+llvm::Expected<std::string> link(llvm::StringRef Linker, llvm::StringRef Object) {
+  llvm::SmallString<128> In, Out, Log;
+  if (std::error_code EC = llvm::sys::fs::createTemporaryFile("tile", "o", In))
+    return llvm::createStringError("cannot create a temporary file: " + EC.message());
+  llvm::sys::fs::createTemporaryFile("tile", "hsaco", Out);
+  llvm::sys::fs::createTemporaryFile("tile", "log", Log);
+  auto Cleanup = llvm::make_scope_exit([&] {
+    llvm::sys::fs::remove(In);
+    llvm::sys::fs::remove(Out);
+    llvm::sys::fs::remove(Log);
+  });
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(In, EC, llvm::sys::fs::OF_None);
+    OS << Object;
+  }
+  llvm::StringRef Args[] = {Linker, "-shared", In, "-o", Out};
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(), Log.str()};
+  std::string ErrMsg;
+  int RC = llvm::sys::ExecuteAndWait(Linker, Args, std::nullopt, Redirects, 0, 0,
+                                     &ErrMsg);
+  if (RC != 0) {
+    auto LogBuf = llvm::MemoryBuffer::getFile(Log);
+    return llvm::createStringError(
+        Linker + " failed (" +
+        (ErrMsg.empty() ? "exit " + std::to_string(RC) : ErrMsg) + "):\n" +
+        (LogBuf ? (*LogBuf)->getBuffer() : ""));
+  }
+  auto Code = llvm::MemoryBuffer::getFile(Out, /*IsText=*/false);
+  if (!Code)
+    return llvm::createStringError(Linker + " wrote no code object");
+  return (*Code)->getBuffer().str();
+}
+
+/// A located error at each kernel whose LDS exceeds what \p MCPU has.
+llvm::Error checkLDS(const Module &M, const AMDGPUDeviceTarget &T,
+                     const KernelArtifact &A, llvm::StringRef MCPU) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
+  int64_t Limit = getLDSLimit(MCPU);
+  for (const AMDGPUDeviceTarget::KernelLDS &L : T.Kernels) {
+    int64_t Bytes = AMDGPUDeviceTarget::getSharedBytes(A, L.Fn->getName());
+    if (Bytes <= Limit)
+      continue;
+    Diag.error(L.Kernel->getLoc(),
+               "kernel needs " + llvm::Twine(Bytes) + " bytes of LDS, more than "
+               "the " + llvm::Twine(Limit) + " a workgroup has on " + MCPU +
+               "; on the ROCm backend fragments live in LDS unless they are "
+               "MFMA accumulators (register layouts for other fragments are "
+               "not implemented yet): use smaller tiles, or -mcpu=gfx950");
+  }
+  if (Diag.hadError())
+    return llvm::createStringError(Text);
+  return llvm::Error::success();
+}
+
+} // namespace
 
 llvm::Error generateROCmDeviceCode(const BackendContext &Ctx, const Module &M,
                                    KernelArtifact &Artifact) {
-  return makeNotImplementedError(Ctx, "AMDGPU device codegen");
+  std::call_once(InitOnce, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+  });
+  std::string MCPU = Ctx.getTarget().getAttr("mcpu").value_or("gfx942").str();
+  auto TM = createTargetMachine("amdgcn-amd-amdhsa", MCPU);
+  if (!TM)
+    return TM.takeError();
+  llvm::LLVMContext C;
+  LLVMDiagnosticCollector Diags(C);
+  llvm::Module LM("tile-device", C);
+  LM.setTargetTriple((*TM)->getTargetTriple());
+  LM.setDataLayout((*TM)->createDataLayout());
+  LM.addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version", 500);
+  AMDGPUDeviceTarget T;
+  if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
+    return E;
+  if (llvm::Error E = checkLDS(M, T, Artifact, MCPU))
+    return E;
+  T.finishLDS(Artifact);
+  optimizeModule(LM, **TM);
+  Artifact.Notes["device-llvm"] = printLLVMModule(LM);
+  std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(LM);
+  auto Asm = emitMachineCode(*Copy, **TM, EmitKind::Assembly);
+  if (!Asm)
+    return Asm.takeError();
+  if (llvm::Error E = Diags.takeError("AMDGPU code generation for " + MCPU + " failed:"))
+    return E;
+  Artifact.DeviceSource = std::move(*Asm);
+  Artifact.Notes["device-asm"] = Artifact.DeviceSource;
+  Artifact.DeviceFmt = DeviceFormat::HSACO;
+  std::optional<std::string> Linker = findLinker();
+  if (!Linker) {
+    // Source-only: the assembly, and no code object to load.
+    Artifact.Notes["hsaco"] = "not linked: ld.lld-22 was not found (set TILE_LD_LLD)";
+    return llvm::Error::success();
+  }
+  auto Obj = emitMachineCode(LM, **TM, EmitKind::Object);
+  if (!Obj)
+    return Obj.takeError();
+  if (llvm::Error E = Diags.takeError("AMDGPU code generation for " + MCPU + " failed:"))
+    return E;
+  auto Code = link(*Linker, *Obj);
+  if (!Code)
+    return Code.takeError();
+  Artifact.DeviceCode = std::move(*Code);
+  return llvm::Error::success();
 }
 
 llvm::Error generateROCmHostCode(const BackendContext &Ctx, const Module &M,
                                  KernelArtifact &Artifact) {
-  return makeNotImplementedError(Ctx, "host codegen for the hsa execution backend");
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  HostCodeGenOptions Opts;
+  Opts.DeviceType = 10; // kDLROCM: tensors in ROCm device memory
+  return generateHostObject(
+      M, Opts, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
 }
 
 } // namespace tile

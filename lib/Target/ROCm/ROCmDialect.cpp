@@ -18,6 +18,29 @@ bool verifyROCmMfmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return false;
 }
 
+bool verifyROCmMfmaLaneOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  const Region &A = Op.getOperand("a").R, &B = Op.getOperand("b").R,
+               &C = Op.getOperand("c").R;
+  for (const Region *R : {&A, &B, &C})
+    if (R->Buf->getScope() != MemScope::Local) {
+      Diag.error(R->Loc, "'rocm.mfma_lane' operands are the lane's registers "
+                         "(local buffers), but %" +
+                             R->Buf->getName() + " is " +
+                             getScopeName(R->Buf->getScope()));
+      return false;
+    }
+  DType TA = A.Buf->getDType(), TB = B.Buf->getDType();
+  if (TA != TB || (TA != DType::F16 && TA != DType::BF16) ||
+      C.Buf->getDType() != DType::F32) {
+    Diag.error(Op.getLoc(), "'rocm.mfma_lane' takes f16 or bf16 A and B and an "
+                            "f32 accumulator, not " +
+                                getDTypeName(TA) + " x " + getDTypeName(TB) +
+                                " -> " + getDTypeName(C.Buf->getDType()));
+    return false;
+  }
+  return true;
+}
+
 } // namespace tile
 
 #define GET_TILE_OP_TABLE

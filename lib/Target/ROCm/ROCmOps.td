@@ -32,4 +32,25 @@ def ROCmMfmaOp : Op<ROCmDialect, "mfma"> {
   let Verifier = "verifyROCmMfmaOp";
 }
 
+def ROCmMfmaLaneOp : Op<ROCmDialect, "mfma_lane"> {
+  let Summary = "One MFMA instruction, as the calling lane of a wave64 sees it";
+  let Description = [{
+    Per-thread code: all 64 lanes of a wave execute it together, as they
+    execute the v_mfma instruction it becomes. %a and %b hold the lane's
+    four A and B elements (local f16 or bf16), %c the lane's accumulators
+    (local f32: 4 for m16n16k16, 16 for m32n32k8), which it reads and
+    overwrites with C + A * B. Which element of the wave's tiles each lane
+    holds is the instruction's layout (see rocm-lower-gemm-mfma, which
+    produces this op).
+  }];
+  let Example = "rocm.mfma_lane %a, %b -> %acc[%t * 4 : 4] {shape = m16n16k16}";
+  let Arguments = (ins Region:$a, Region:$b, Region:$c,
+                   EnumAttr<["m16n16k16", "m32n32k8"], "m16n16k16",
+                            "MFMA instruction shape (MxNxK)">:$shape);
+  let Format = "$a `,` $b `->` $c attr-dict";
+  let Verifier = "verifyROCmMfmaLaneOp";
+  let Elementwise = 1;
+  let Writes = ["c"];
+}
+
 #endif // TILE_TARGET_ROCM_ROCMOPS_TD

@@ -1,18 +1,58 @@
 //===- ROCmPipeline.cpp - The pass pipeline of the ROCm backend -----------===//
 //
-// The ordered pass list for AMD GPUs (MFMA lowering, LDS planning). The
-// passes come with the pass-manager work; until then the entry point
-// reports that it cannot compile yet.
+// The ordered pass list for AMD GPUs. Pipelined loops run in order; gemms
+// with f16/bf16 operands and f32 accumulators become per-lane MFMA code
+// (rocm-lower-gemm-mfma), with the accumulator in registers where its uses
+// allow; the remaining tile ops become element loops; the block-level code
+// is shared out over the work-items of a workgroup (waves of 64), with
+// fragments in LDS and barriers between block-level statements that touch
+// it; then the result is simplified for LLVM.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
+#include "tile/Transforms/PassManager.h"
+#include "llvm/IR/PrintPasses.h"
+
+#define GET_TILE_PASS_DECLS
+#include "ROCmPasses.inc"
+#define GET_TILE_PASS_DECLS
+#include "tile/Transforms/Passes.inc"
+#define GET_TILE_PASS_TABLE
+#include "ROCmPasses.inc"
 
 namespace tile {
 
+/// The ROCm pipeline, in order.
+void buildROCmPipeline(const BackendContext &, PassManager &PM) {
+  PM.addPass(createLowerPipelinedPass());
+  PM.addPass(createLowerGemmToMFMAPass());
+  PM.addPass(createLowerTileOpsPass());
+  PM.addPass(createLowerToSIMTPass());
+  PM.addPass(createSimplifyPass());
+}
+
 llvm::Error runROCmPipeline(const BackendContext &Ctx, Module &M) {
-  return makeNotImplementedError(Ctx, "the ROCm pass pipeline");
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
+  PassManager PM;
+  buildROCmPipeline(Ctx, PM);
+  // -print-after=<pass> and friends (LLVM's options, which tools accept)
+  // show the IR between this pipeline's passes; its output is verified.
+  PassInstrumentation I;
+  I.PrintAfterAll = llvm::shouldPrintAfterAll();
+  I.PrintBeforeAll = llvm::shouldPrintBeforeAll();
+  I.PrintAfter = llvm::printAfterPasses();
+  I.PrintBefore = llvm::printBeforePasses();
+  I.VerifyEach = true;
+  PM.setInstrumentation(I);
+  PassState S{Diag, &Ctx};
+  if (!PM.run(M, S))
+    return llvm::createStringError(Text.empty() ? "the ROCm pipeline failed"
+                                                : Text);
+  return llvm::Error::success();
 }
 
 } // namespace tile

@@ -1,0 +1,28 @@
+//===- ROCmPasses.td - Passes of the ROCm backend ----------*- tablegen -*-===//
+
+include "tile/Transforms/PassBase.td"
+
+def ROCmPasses : PassGroup<"registerROCmPasses">;
+
+def LowerGemmToMFMA : Pass<ROCmPasses, "rocm-lower-gemm-mfma"> {
+  let Summary = "Lower gemm and rocm.mfma to per-lane MFMA instructions";
+  let Description = [{
+    Runs before tile-lower-tile-ops. A gemm (or rocm.mfma) whose A and B are
+    f16 or bf16, whose accumulator is f32 and whose M, N and K are multiples
+    of an MFMA shape becomes per-thread code: the block's waves (64 threads
+    each) take the MFMA tiles of C in turn; for each tile a lane loads its
+    four A and B elements per K step into registers and runs
+    rocm.mfma_lane. An accumulator fragment that is only cleared, filled,
+    accumulated into by such gemms and copied out whole lives in the lanes'
+    registers in the instruction's layout; any other accumulator stays a
+    fragment and each tile is loaded from it and stored back. Barriers
+    before and after keep the block's shared memory consistent. A gemm that
+    does not qualify is left for tile-lower-tile-ops; a rocm.mfma that does
+    not qualify is an error.
+  }];
+  let Options = [
+    PassOption<"registers", "bool", "true",
+               "keep qualifying accumulators in registers">,
+  ];
+  let Constructor = "createLowerGemmToMFMAPass";
+}
