@@ -1,7 +1,7 @@
 //===- Reference.cpp - Checking results against the interpreter -----------===//
 
 #include "tile/Driver/Reference.h"
-#include "tile/IR/ReferenceInterpreter.h"
+#include "tile/IR/Interpreter.h"
 #include <cmath>
 
 using namespace tile;
@@ -59,8 +59,8 @@ tile::runReference(const Function &F,
                    const std::map<std::string, HostTensor> &Tensors,
                    const std::map<std::string, double> &Scalars,
                    llvm::SourceMgr &SM) {
-  std::vector<RefTensor> Storage(F.getParams().size());
-  std::vector<RefArg> Args;
+  std::vector<TensorArg> Storage(F.getParams().size());
+  std::vector<ArgValue> Args;
   for (size_t I = 0; I != F.getParams().size(); ++I) {
     const Value *P = F.getParams()[I].get();
     std::string Name = P->getName().str();
@@ -68,21 +68,23 @@ tile::runReference(const Function &F,
       auto It = Scalars.find(Name);
       if (It == Scalars.end())
         return llvm::createStringError("no value for scalar '" + Name + "'");
-      Args.push_back(RefArg::scalar(It->second));
+      Args.push_back(isFloat(P->getDType())
+                         ? ArgValue::scalar(It->second)
+                         : ArgValue::integer(int64_t(It->second)));
       continue;
     }
     auto It = Tensors.find(Name);
     if (It == Tensors.end())
       return llvm::createStringError("no tensor for '" + Name + "'");
     const HostTensor &T = It->second;
-    RefTensor &R = Storage[I];
+    TensorArg &R = Storage[I];
     R.Shape = T.getShape();
     R.Data.resize(size_t(T.getNumElements()));
     for (int64_t E = 0; E != T.getNumElements(); ++E)
       R.Data[E] = T.get(E);
-    Args.push_back(RefArg::tensor(R));
+    Args.push_back(ArgValue::tensor(R));
   }
-  InterpreterOptions Opts;
+  InterpretOptions Opts;
   Opts.SM = &SM;
   if (llvm::Error E = interpretFunction(F, Args, Opts))
     return std::move(E);

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/IR/Parser.h"
-#include "tile/IR/ReferenceInterpreter.h"
+#include "tile/IR/Interpreter.h"
 #include "tile/IR/Verifier.h"
 #include "tile/Transforms/PassManager.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -31,15 +31,15 @@ struct Case {
 };
 
 std::vector<double> run(const Function &F, const std::map<std::string, int64_t> &Dims,
-                        std::vector<RefTensor> &Tensors, std::string &Err) {
-  std::vector<RefArg> Args;
+                        std::vector<TensorArg> &Tensors, std::string &Err) {
+  std::vector<ArgValue> Args;
   size_t T = 0;
   for (const auto &P : F.getParams())
-    Args.push_back(P->isBuffer() ? RefArg::tensor(Tensors[T++]) : RefArg::scalar(0.75));
+    Args.push_back(P->isBuffer() ? ArgValue::tensor(Tensors[T++]) : ArgValue::scalar(0.75));
   if (llvm::Error E = interpretFunction(F, Args))
     Err = llvm::toString(std::move(E));
   std::vector<double> All;
-  for (RefTensor &X : Tensors)
+  for (TensorArg &X : Tensors)
     All.insert(All.end(), X.Data.begin(), X.Data.end());
   return All;
 }
@@ -63,11 +63,11 @@ void checkPipeline(const Case &C, llvm::StringRef Pipeline) {
   // on-chip buffers; here both runs start from identical tensors).
   std::mt19937_64 Rng(11);
   std::uniform_real_distribution<double> U(-1, 1);
-  std::vector<RefTensor> T0;
+  std::vector<TensorArg> T0;
   for (const auto &P : Before.getParams()) {
     if (!P->isBuffer())
       continue;
-    RefTensor T;
+    TensorArg T;
     int64_t N = 1;
     for (const ExprPtr &D : llvm::cast<BufferValue>(*P).getShape()) {
       int64_t V = D->getConstInt() ? *D->getConstInt()
@@ -79,7 +79,7 @@ void checkPipeline(const Case &C, llvm::StringRef Pipeline) {
       T.Data.push_back(U(Rng));
     T0.push_back(std::move(T));
   }
-  std::vector<RefTensor> T1 = T0;
+  std::vector<TensorArg> T1 = T0;
   std::string E0, E1;
   std::vector<double> A = run(Before, C.Dims, T0, E0);
   std::vector<double> B = run(After, C.Dims, T1, E1);
