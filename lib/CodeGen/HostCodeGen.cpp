@@ -127,6 +127,9 @@ llvm::Error HostEmitter::checkTensor(unsigned I, const BufferValue &Buf,
   // Shapes: literals must match; a symbol is bound by its first tensor and
   // checked against it by the others.
   llvm::Value *Shape = loadField(T, offsetof(DLTensor, shape), B.getPtrTy());
+  if (Buf.getRank() != 0)
+    check(B.CreateIsNotNull(Shape), Desc + " has a null shape pointer",
+          B.getInt64(0), B.getInt64(0));
   std::vector<llvm::Value *> Dims;
   for (unsigned D = 0; D != Buf.getRank(); ++D) {
     llvm::Value *S = B.CreateLoad(
