@@ -19,6 +19,8 @@ static constexpr uint32_t kVersion = 1;
 /// Starts the optional section of kernel argument sizes, after the launch
 /// descriptions.
 static constexpr char kArgBytesTag[8] = {'A', 'R', 'G', 'S', 'Z', '1', '\0', '\0'};
+/// Starts the optional section of launch descriptions after the notes.
+static constexpr char kLaunchTag[8] = {'L', 'A', 'U', 'N', 'C', 'H', '1', '\0'};
 
 const ArtifactEntry *KernelArtifact::findEntry(llvm::StringRef Name) const {
   for (const ArtifactEntry &E : Entries)
@@ -122,6 +124,32 @@ std::string KernelArtifact::serialize() const {
     W.str(K);
     W.str(V);
   }
+  bool AnyLaunch = false;
+  for (const ArtifactEntry &E : Entries)
+    for (const ArtifactKernel &K : E.Kernels)
+      AnyLaunch |= !K.Launch.empty();
+  if (AnyLaunch) {
+    W.Out.append(kLaunchTag, sizeof(kLaunchTag));
+    for (const ArtifactEntry &E : Entries)
+      for (const ArtifactKernel &K : E.Kernels) {
+        const KernelLaunch &L = K.Launch;
+        W.u64(L.Bindings.size());
+        for (const KernelLaunch::Binding &B : L.Bindings) {
+          W.u64(uint64_t(B.K) | uint64_t(B.Writable) << 8);
+          W.str(B.Param);
+          W.u64(B.Group);
+          W.u64(B.Slot);
+        }
+        W.u64(L.Uniforms.size());
+        for (const KernelLaunch::UniformField &U : L.Uniforms) {
+          W.str(U.Name);
+          W.str(U.DType);
+          W.u64(U.Offset);
+        }
+        W.u64(L.UniformBytes);
+        W.strs(L.Grid);
+      }
+  }
   bool AnyArgBytes = false;
   for (const ArtifactEntry &E : Entries)
     for (const ArtifactKernel &K : E.Kernels)
@@ -205,6 +233,41 @@ llvm::Expected<KernelArtifact> KernelArtifact::deserialize(llvm::StringRef Bytes
   }
   if (R.Failed)
     return Corrupt("truncated");
+  if (R.Buf.starts_with(llvm::StringRef(kLaunchTag, sizeof(kLaunchTag)))) {
+    R.Buf = R.Buf.drop_front(sizeof(kLaunchTag));
+    for (ArtifactEntry &E : A.Entries)
+      for (ArtifactKernel &K : E.Kernels) {
+        KernelLaunch &L = K.Launch;
+        uint64_t NB = 0, NU = 0, Bytes = 0;
+        if (!R.u64(NB) || NB > R.Buf.size())
+          return Corrupt("truncated");
+        for (uint64_t I = 0; I != NB && !R.Failed; ++I) {
+          KernelLaunch::Binding B;
+          uint64_t Packed = 0, Group = 0, Slot = 0;
+          R.u64(Packed) && R.str(B.Param) && R.u64(Group) && R.u64(Slot);
+          if ((Packed & 0xff) > 1 || (Packed >> 8) > 1)
+            return Corrupt("bad binding kind");
+          B.K = KernelLaunch::Binding::Kind(Packed & 0xff);
+          B.Writable = Packed >> 8;
+          B.Group = uint32_t(Group);
+          B.Slot = uint32_t(Slot);
+          L.Bindings.push_back(std::move(B));
+        }
+        if (!R.u64(NU) || NU > R.Buf.size())
+          return Corrupt("truncated");
+        for (uint64_t I = 0; I != NU && !R.Failed; ++I) {
+          KernelLaunch::UniformField U;
+          uint64_t Offset = 0;
+          R.str(U.Name) && R.str(U.DType) && R.u64(Offset);
+          U.Offset = uint32_t(Offset);
+          L.Uniforms.push_back(std::move(U));
+        }
+        R.u64(Bytes) && R.strs(L.Grid);
+        L.UniformBytes = uint32_t(Bytes);
+        if (R.Failed)
+          return Corrupt("truncated");
+      }
+  }
   if (R.Buf.starts_with(llvm::StringRef(kArgBytesTag, sizeof(kArgBytesTag)))) {
     R.Buf = R.Buf.drop_front(sizeof(kArgBytesTag));
     for (ArtifactEntry &E : A.Entries)

@@ -37,6 +37,44 @@ struct ArtifactParam {
   std::vector<std::string> Strides;
 };
 
+/// How to launch a kernel without host code (source targets such as WGSL
+/// and MSL, whose execution backends launch from the artifact): what it
+/// binds, its uniform block and its grid, all computed from the entry's
+/// arguments. Empty (no grid) for kernels that generated host code
+/// launches.
+struct KernelLaunch {
+  /// A resource bound to the kernel, in binding order.
+  struct Binding {
+    enum class Kind : uint8_t { Buffer, Uniform };
+    Kind K = Kind::Buffer;
+    /// For a buffer: the entry's tensor parameter bound there.
+    std::string Param;
+    /// Where the shader expects it: WGSL @group/@binding; MSL uses Slot as
+    /// [[buffer(Slot)]].
+    uint32_t Group = 0;
+    uint32_t Slot = 0;
+    /// Whether the kernel writes the buffer.
+    bool Writable = false;
+  };
+  /// A 4-byte field of the uniform block: a symbolic dimension or a scalar
+  /// parameter of the entry, by name.
+  struct UniformField {
+    std::string Name;
+    /// "i32", "u32" or "f32".
+    std::string DType;
+    uint32_t Offset = 0;
+  };
+  std::vector<Binding> Bindings;
+  std::vector<UniformField> Uniforms;
+  /// Size of the uniform block in bytes (a multiple of 16; 0 for none).
+  uint32_t UniformBytes = 0;
+  /// Blocks per grid dimension, as launch expressions over the entry's
+  /// symbolic dimensions and integer scalars (see tile/Exec/LaunchExpr.h).
+  std::vector<std::string> Grid;
+
+  bool empty() const { return Grid.empty(); }
+};
+
 /// One kernel an entry point launches.
 struct ArtifactKernel {
   std::string Symbol;
@@ -44,6 +82,8 @@ struct ArtifactKernel {
   int64_t Threads = 1;
   int64_t SharedBytes = 0;
   unsigned NumArgs = 0;
+  /// Filled by source-based device codegen (WGSL, MSL); see KernelLaunch.
+  KernelLaunch Launch;
   /// Bytes of each argument's value, in order (pointers and scalars as the
   /// device kernel takes them): what an execution backend that packs a
   /// kernel-argument buffer (HSA) or sets arguments one by one (Level
@@ -85,6 +125,8 @@ public:
 
   /// Serialises to a self-contained file / reads one back. Reading checks
   /// the magic, version and every length, and reports a corrupt file.
+  /// Launch descriptions follow as an optional tagged section, written
+  /// only when some kernel has one, so other artifacts keep their bytes.
   llvm::Error writeToFile(llvm::StringRef Path) const;
   static llvm::Expected<KernelArtifact> readFromFile(llvm::StringRef Path);
   std::string serialize() const;
