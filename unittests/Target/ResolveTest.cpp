@@ -297,14 +297,25 @@ TEST(Resolve, RealProbesNameTheLibrary) {
       << Msg;
 }
 
-TEST(Resolve, PipelineEntryPointsSayTheyAreNotImplemented) {
+TEST(Resolve, GPUPipelinesRunOnAnEmptyModule) {
+  // The pipeline entry points take the resolved context; a module without
+  // functions gives the ROCm and Level Zero pipelines nothing to do.
+  TargetRegistry R = makeRegistry();
+  for (const char *T : {"hip -mcpu=gfx90a", "level_zero"}) {
+    llvm::Expected<BackendContext> Ctx = compileFor(R, T);
+    ASSERT_EQ(errorText(Ctx), "success") << T;
+    TileContext TC;
+    Module M(TC);
+    EXPECT_EQ(errorText(Ctx->getBackend().Pipeline(*Ctx, M)), "success") << T;
+  }
+}
+
+TEST(Resolve, NotImplementedErrorsNameTheTargetAndBackend) {
   TargetRegistry R = makeRegistry();
   llvm::Expected<BackendContext> Ctx = compileFor(R, "hip -mcpu=gfx90a");
   ASSERT_EQ(errorText(Ctx), "success");
-  TileContext TC;
-  Module M(TC);
-  EXPECT_EQ(errorText(Ctx->getBackend().Pipeline(*Ctx, M)),
-            "the ROCm pass pipeline is not implemented yet for target 'hip "
+  EXPECT_EQ(errorText(makeNotImplementedError(*Ctx, "the frobnicator")),
+            "the frobnicator is not implemented yet for target 'hip "
             "-mcpu=gfx90a' (backend ROCm)");
 }
 

@@ -15,6 +15,7 @@ def LevelZeroBackend : TargetBackend<"LevelZero"> {
   let Summary = "Intel GPUs: SPIR-V kernels through Level Zero";
   let Kinds = [LevelZeroKind];
   let Pipeline = "runLevelZeroPipeline";
+  let PassPipeline = "buildLevelZeroPipeline";
   let DeviceCodeGen = "generateLevelZeroDeviceCode";
   let HostCodeGen = "generateLevelZeroHostCode";
   let Outputs = [DeviceOutput<FormatLLVMIR, SourceOnly>,

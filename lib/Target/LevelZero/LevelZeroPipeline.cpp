@@ -1,0 +1,51 @@
+//===- LevelZeroPipeline.cpp - The pass pipeline of the Level Zero backend -===//
+//
+// The ordered pass list for Intel GPUs through SPIR-V. Pipelined loops run
+// in order, tile ops become element loops (gemm on the work-items, there
+// being no matrix-engine lowering yet), and the block-level code is shared
+// out over the work-items of a work-group (which the device runs as
+// subgroups), with fragments in workgroup-local memory and barriers
+// between block-level statements that touch it; then the result is
+// simplified for LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/IR/IR.h"
+#include "tile/Target/BackendContext.h"
+#include "tile/Transforms/PassManager.h"
+#include "llvm/IR/PrintPasses.h"
+
+#define GET_TILE_PASS_DECLS
+#include "tile/Transforms/Passes.inc"
+
+namespace tile {
+
+/// The Level Zero pipeline, in order.
+void buildLevelZeroPipeline(const BackendContext &, PassManager &PM) {
+  PM.addPass(createLowerPipelinedPass());
+  PM.addPass(createLowerTileOpsPass());
+  PM.addPass(createLowerToSIMTPass());
+  PM.addPass(createSimplifyPass());
+}
+
+llvm::Error runLevelZeroPipeline(const BackendContext &Ctx, Module &M) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
+  PassManager PM;
+  buildLevelZeroPipeline(Ctx, PM);
+  PassInstrumentation I;
+  I.PrintAfterAll = llvm::shouldPrintAfterAll();
+  I.PrintBeforeAll = llvm::shouldPrintBeforeAll();
+  I.PrintAfter = llvm::printAfterPasses();
+  I.PrintBefore = llvm::printBeforePasses();
+  I.VerifyEach = true;
+  PM.setInstrumentation(I);
+  PassState S{Diag, &Ctx};
+  if (!PM.run(M, S))
+    return llvm::createStringError(Text.empty() ? "the Level Zero pipeline failed"
+                                                : Text);
+  return llvm::Error::success();
+}
+
+} // namespace tile
