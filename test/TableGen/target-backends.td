@@ -62,6 +62,7 @@ def NewGpu : TargetBackend<"NewGpu"> {
 def Host : TargetBackend<"Host"> {
   let Kinds = [HostKind];
   let Pipeline = "runHostPipeline";
+  let RegisterPasses = "registerHostPasses";
   let DeviceCodeGen = "genHostDevice";
   let HostCodeGen = "genHostHost";
   let Outputs = [DeviceOutput<FormatC, SourceOnly>];
@@ -98,6 +99,7 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT: llvm::Error runHostPipeline(const BackendContext &, Module &);
 // CHECK-NEXT: llvm::Error runNewPipeline(const BackendContext &, Module &);
 // CHECK-NEXT: llvm::Error runOldPipeline(const BackendContext &, Module &);
+// CHECK-NEXT: void registerHostPasses(PassRegistry &);
 // CHECK-NEXT: llvm::Error genGpuDevice(const BackendContext &, const Module &, KernelArtifact &);
 // CHECK-NEXT: llvm::Error genGpuHost(const BackendContext &, const Module &, KernelArtifact &);
 // CHECK-NEXT: llvm::Error genHostDevice(const BackendContext &, const Module &, KernelArtifact &);
@@ -186,7 +188,7 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT:    nullptr, 0,
 // CHECK-NEXT:    nullptr, 0,
 // CHECK-NEXT:    runHostPipeline, "runHostPipeline",
-// CHECK-NEXT:    nullptr,
+// CHECK-NEXT:    nullptr, registerHostPasses,
 // CHECK-NEXT:    genHostDevice, "genHostDevice",
 // CHECK-NEXT:    genHostHost, "genHostHost",
 // CHECK-NEXT:    kHostOutputs, 1,

@@ -1,7 +1,8 @@
 //===- tile-opt.cpp - Parse, verify, transform and print Tile IR ----------===//
 //
 // The workhorse of the lit tests: reads a .tile file, verifies it and
-// prints it in canonical form. With -verify-diagnostics it checks the
+// prints it in canonical form, after the passes of -passes (the shared
+// ones and every backend's own). With -verify-diagnostics it checks the
 // `// expected-error {{...}}` comments in the input instead; with
 // -split-input-file each `// -----` separated chunk is processed alone,
 // keeping its line numbers.
@@ -12,6 +13,7 @@
 #include "tile/IR/Printer.h"
 #include "tile/IR/Verifier.h"
 #include "tile/IR/VerifyDiagnostics.h"
+#include "tile/Target/AllTargets.h"
 #include "tile/Transforms/PassManager.h"
 #include "llvm/IR/PrintPasses.h"
 #include "llvm/Pass.h"
@@ -53,6 +55,13 @@ static tile::PassRegistry &getPassRegistry() {
   static tile::PassRegistry R = [] {
     tile::PassRegistry Reg;
     tile::registerTransformsPasses(Reg);
+    // Each backend's own passes, as its .td declares them.
+    tile::TargetRegistry Targets;
+    if (Error E = tile::registerAllTargetBackends(Targets))
+      report_fatal_error(std::move(E));
+    for (const tile::TargetBackendInfo *B : Targets.getBackends())
+      if (B->RegisterPasses)
+        B->RegisterPasses(Reg);
     return Reg;
   }();
   return R;

@@ -177,7 +177,8 @@ struct RogueBackend {
       : Kind{K, Variant, VariantText, nullptr, 0},
         Info{"Rogue",       "a test backend", &Kind,       1,       nullptr,
              0,             nullptr,          0,           nullptr, 0,
-             failPipeline,  "failPipeline",   nullptr,     failCodeGen, "failCodeGen",
+             failPipeline,  "failPipeline",   nullptr,     nullptr,
+             failCodeGen,   "failCodeGen",
              failCodeGen,   "failCodeGen",    kPtxOut,     1,       kCudaCompat,
              1,             false} {}
 };

@@ -291,7 +291,7 @@ struct BackendDesc {
   const Record *Variant = nullptr;
   std::vector<FeatureCond> Features;
   std::vector<const Record *> Dialects;
-  std::string Pipeline, PassPipeline, DeviceCodeGen, HostCodeGen;
+  std::string Pipeline, PassPipeline, RegisterPasses, DeviceCodeGen, HostCodeGen;
   std::vector<std::pair<const Record *, std::string>> Outputs; // format, mode
   std::vector<ExecCompat> Exec;
   bool HostCapable = false;
@@ -724,6 +724,7 @@ void TargetBackendEmitter::collectBackends() {
     };
     B.Pipeline = EntryPoint("Pipeline", true);
     B.PassPipeline = EntryPoint("PassPipeline", false);
+    B.RegisterPasses = EntryPoint("RegisterPasses", false);
     B.DeviceCodeGen = EntryPoint("DeviceCodeGen", true);
     B.HostCodeGen = EntryPoint("HostCodeGen", false);
     B.HostCapable = R->getValueAsBit("HostCapable");
@@ -957,11 +958,14 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
      << "#undef GET_TILE_TARGET_BACKEND_TABLE\nnamespace tile {\n\n";
 
   // Entry points and dialect registration, resolved at link time.
-  std::set<std::string> Pipelines, Builders, CodeGens, DialectFns;
+  std::set<std::string> Pipelines, Builders, PassRegistrations, CodeGens,
+      DialectFns;
   for (const BackendDesc &B : Backends) {
     Pipelines.insert(B.Pipeline);
     if (!B.PassPipeline.empty())
       Builders.insert(B.PassPipeline);
+    if (!B.RegisterPasses.empty())
+      PassRegistrations.insert(B.RegisterPasses);
     CodeGens.insert(B.DeviceCodeGen);
     if (!B.HostCodeGen.empty())
       CodeGens.insert(B.HostCodeGen);
@@ -973,6 +977,8 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
     OS << "llvm::Error " << F << "(const BackendContext &, Module &);\n";
   for (const std::string &F : Builders)
     OS << "void " << F << "(const BackendContext &, PassManager &);\n";
+  for (const std::string &F : PassRegistrations)
+    OS << "void " << F << "(PassRegistry &);\n";
   for (const std::string &F : CodeGens)
     OS << "llvm::Error " << F
        << "(const BackendContext &, const Module &, KernelArtifact &);\n";
@@ -1155,7 +1161,8 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
        << Arr(!B.OpRequirements.empty(), "k" + B.Id + "OpRequirements",
               B.OpRequirements.size())
        << ",\n   " << B.Pipeline << ", " << quote(B.Pipeline) << ",\n   "
-       << (B.PassPipeline.empty() ? "nullptr" : B.PassPipeline) << ",\n   "
+       << (B.PassPipeline.empty() ? "nullptr" : B.PassPipeline) << ", "
+       << (B.RegisterPasses.empty() ? "nullptr" : B.RegisterPasses) << ",\n   "
        << B.DeviceCodeGen << ", " << quote(B.DeviceCodeGen) << ",\n   "
        << (B.HostCodeGen.empty() ? "nullptr, nullptr"
                                  : B.HostCodeGen + ", " + quote(B.HostCodeGen))

@@ -197,6 +197,9 @@ class DeviceOutput<DeviceFormat format, OutputMode mode> {
 ///   PassPipeline   void F(const BackendContext &, PassManager &): appends the
 ///                  ordered passes Pipeline runs (for -print-pipeline);
 ///                  empty while the backend has no pass pipeline
+///   RegisterPasses void F(PassRegistry &): registers the passes the backend
+///                  declares in its own folder, so that tile-opt can run
+///                  them alone; empty when it declares none
 ///   DeviceCodeGen  llvm::Error F(const BackendContext &, const Module &,
 ///                                KernelArtifact &)
 ///   HostCodeGen    same signature as DeviceCodeGen; empty when the backend
@@ -215,6 +218,7 @@ class TargetBackend<string name> {
   list<Dialect> Dialects = [];
   string Pipeline = "";
   string PassPipeline = "";
+  string RegisterPasses = "";
   string DeviceCodeGen = "";
   string HostCodeGen = "";
   list<DeviceOutput> Outputs = [];

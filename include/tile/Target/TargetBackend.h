@@ -28,6 +28,7 @@ class KernelArtifact;
 class Module;
 class OpRegistry;
 class PassManager;
+class PassRegistry;
 
 enum class TargetAttrType : uint8_t { String, Int, Bool };
 llvm::StringRef getTargetAttrTypeName(TargetAttrType T);
@@ -149,6 +150,8 @@ struct OpFeatureRequirement {
 using PipelineFn = llvm::Error (*)(const BackendContext &, Module &);
 /// Appends the backend's ordered passes to a pass manager.
 using PassPipelineFn = void (*)(const BackendContext &, PassManager &);
+/// Registers the backend's own passes (for tile-opt).
+using PassRegistrationFn = void (*)(PassRegistry &);
 /// Device or host code generation into \p Artifact.
 using CodeGenFn = llvm::Error (*)(const BackendContext &, const Module &,
                                   KernelArtifact &);
@@ -170,6 +173,8 @@ struct TargetBackendInfo {
   const char *PipelineName;
   /// Null while the backend has no pass pipeline to show.
   PassPipelineFn PassPipeline;
+  /// Null when the backend declares no passes of its own.
+  PassRegistrationFn RegisterPasses;
   CodeGenFn DeviceCodeGen;
   const char *DeviceCodeGenName;
   /// Null when the backend generates no host code.
