@@ -45,6 +45,7 @@ llvm::Expected<std::unique_ptr<HostCode>> loadHostCode(const KernelArtifact &A);
 llvm::Expected<std::unique_ptr<Executor>>
 createOrcExecutor(const ExecutorOptions &Opts);
 llvm::Expected<std::unique_ptr<Executor>> createCudaExecutor();
+llvm::Expected<std::unique_ptr<Executor>> createWebGPUExecutor();
 
 } // namespace tile
 

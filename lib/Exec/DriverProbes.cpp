@@ -28,7 +28,6 @@ ExecAvailability probeCudaDriver();
 ExecAvailability probeHsaRuntime();
 ExecAvailability probeLevelZero();
 ExecAvailability probeMetal();
-ExecAvailability probeWebGPU();
 } // namespace tile
 
 namespace {
@@ -265,24 +264,4 @@ ExecAvailability tile::probeMetal() {
         "found no GPU");
   Lib.keep();
   return ExecAvailability::available("Metal framework: a default device");
-}
-
-ExecAvailability tile::probeWebGPU() {
-  using CreateInstanceFn = void *(*)(const void *);
-  using InstanceReleaseFn = void (*)(void *);
-  LoadedLibrary Lib("libwebgpu_dawn.so");
-  if (!Lib.loaded())
-    return Lib.loadFailure();
-  auto Create = Lib.lookup<CreateInstanceFn>("wgpuCreateInstance");
-  auto Release = Lib.lookup<InstanceReleaseFn>("wgpuInstanceRelease");
-  if (!Create)
-    return Lib.missingSymbol("wgpuCreateInstance");
-  void *Instance = Create(nullptr);
-  if (!Instance)
-    return ExecAvailability::unavailable(
-        "libwebgpu_dawn.so was loaded, but wgpuCreateInstance failed");
-  if (Release)
-    Release(Instance);
-  Lib.keep();
-  return ExecAvailability::available("libwebgpu_dawn.so: a WebGPU instance");
 }

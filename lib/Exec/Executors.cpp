@@ -14,6 +14,8 @@ Executor::create(ExecBackendKind K, const ExecutorOptions &Opts) {
     return createOrcExecutor(Opts);
   case ExecBackendKind::Cuda:
     return createCudaExecutor();
+  case ExecBackendKind::WebGPU:
+    return createWebGPUExecutor();
   default:
     return llvm::createStringError(
         "execution backend '" + llvm::Twine(getExecBackendInfo(K).Name) +

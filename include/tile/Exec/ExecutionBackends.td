@@ -97,7 +97,7 @@ def MetalExec : ExecutionBackend<"metal"> {
 }
 
 def WebGPUExec : ExecutionBackend<"webgpu"> {
-  let Summary = "WebGPU through Dawn's native library (libwebgpu_dawn.so)";
+  let Summary = "WebGPU through Dawn for Node (npm package webgpu), run by a node helper";
   let Consumes = [FormatWGSL];
   let NeedsHostCodeGen = 0;
   let Compile = DeferredCompile;

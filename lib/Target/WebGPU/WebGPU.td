@@ -2,20 +2,33 @@
 //
 // Target kind `webgpu`: WGSL compute shaders. The webgpu execution backend
 // creates the shader module when loading it and launches from the
-// artifact's metadata, so the backend generates no host code.
+// artifact's launch descriptions, so the backend generates no host code.
 //
 //===----------------------------------------------------------------------===//
 
 include "tile/Exec/ExecutionBackends.td"
+include "WebGPUPasses.td"
 
 def WebGPUKind : TargetKind<"webgpu"> {
   let Summary = "WebGPU devices, through WGSL";
+  let Attrs = [
+    TargetAttr<"f16", TargetBool, "false", [],
+               "use f16 (WGSL 'enable f16'; the device needs shader-f16)">,
+    TargetAttr<"max_workgroup_storage", TargetInt, "16384", [],
+               "bytes of workgroup memory a kernel may use (WebGPU's default limit)">,
+    TargetAttr<"max_workgroup_size", TargetInt, "256", [],
+               "threads per workgroup a kernel may use (WebGPU's default limit)">,
+  ];
 }
+
+def FeatureShaderF16 : TargetFeature<"shader_f16", "f16 in WGSL (the shader-f16 extension)">;
 
 def WebGPUBackend : TargetBackend<"WebGPU"> {
   let Summary = "WebGPU: WGSL compute shaders";
   let Kinds = [WebGPUKind];
+  let Features = [FeatureWhen<FeatureShaderF16, AttrIn<"f16", ["true"]>>];
   let Pipeline = "runWebGPUPipeline";
+  let PassPipeline = "buildWebGPUPipeline";
   let DeviceCodeGen = "generateWebGPUDeviceCode";
   let Outputs = [DeviceOutput<FormatWGSL, SourceOnly>];
   let ExecutionBackends = [WebGPUExec];

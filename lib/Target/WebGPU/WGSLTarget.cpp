@@ -1,0 +1,298 @@
+//===- WGSLTarget.cpp - WGSL hooks of the shared source printer -----------===//
+//
+// WGSL's rules that matter here: scalars are bool, i32, u32, f32 and (with
+// `enable f16`) f16; integer `/` and `%` truncate and never trap; shifts
+// take a u32 amount; float-to-integer conversion truncates and clamps;
+// `select(f, t, c)` has its condition last; a const-expression that
+// overflows to infinity is a shader-creation error, so infinities come
+// from a helper that reads a var; workgroup variables live at module scope.
+//
+//===----------------------------------------------------------------------===//
+
+#include "WGSLTarget.h"
+#include "tile/Target/BackendContext.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Format.h"
+#include <cmath>
+
+using namespace tile;
+
+static int64_t getIntAttr(const BackendContext *Ctx, llvm::StringRef Name,
+                          int64_t Default) {
+  if (!Ctx)
+    return Default;
+  int64_t V;
+  std::optional<llvm::StringRef> S = Ctx->getTarget().getAttr(Name);
+  if (!S || S->getAsInteger(10, V))
+    return Default;
+  return V;
+}
+
+WGSLTarget::WGSLTarget(const BackendContext *Ctx)
+    : Description(Ctx ? "'" + Ctx->getTarget().str() + "' (backend " +
+                            Ctx->getBackend().Name + ")"
+                      : "'webgpu' (backend WebGPU)"),
+      F16(Ctx && Ctx->hasFeature("shader_f16")),
+      MaxShared(getIntAttr(Ctx, "max_workgroup_storage", 16384)),
+      MaxThreads(getIntAttr(Ctx, "max_workgroup_size", 256)) {}
+
+std::string WGSLTarget::checkDType(DType T, DTypeUse U) const {
+  switch (T) {
+  case DType::I1:
+    if (U == DTypeUse::GlobalBuffer)
+      return "WGSL cannot store bool in a buffer the host shares; use i32 or u32";
+    return "";
+  case DType::I32:
+  case DType::U32:
+  case DType::F32:
+    return "";
+  case DType::F16:
+    if (!F16)
+      return "WGSL has f16 only with the shader-f16 extension; use target "
+             "'webgpu -f16' for devices that have it, or f32";
+    if (U == DTypeUse::Uniform)
+      return "scalar parameters travel in a uniform block of 32-bit fields; "
+             "pass an f32";
+    return "";
+  case DType::I8:
+  case DType::I16:
+  case DType::U8:
+  case DType::U16:
+    return "WGSL has no 8- or 16-bit integers; use i32 or u32";
+  case DType::I64:
+  case DType::U64:
+    return "WGSL has no 64-bit integers; use i32 or u32";
+  case DType::F64:
+    return "WGSL has no f64; use f32";
+  case DType::BF16:
+    return "WGSL has no bfloat16; use f32 (or f16 with 'webgpu -f16')";
+  case DType::F8E4M3:
+  case DType::F8E5M2:
+    return "WGSL has no 8-bit floats; use f32";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+std::string WGSLTarget::getTypeName(DType T) const {
+  switch (T) {
+  case DType::I1: return "bool";
+  case DType::I32: return "i32";
+  case DType::U32: return "u32";
+  case DType::F32: return "f32";
+  case DType::F16:
+    UsedF16 = true;
+    return "f16";
+  default:
+    llvm_unreachable("dtype rejected by checkDType");
+  }
+}
+
+unsigned WGSLTarget::getStorageBytes(DType T) const {
+  return T == DType::I1 ? 4 : getDTypeBytes(T);
+}
+
+bool WGSLTarget::isReserved(llvm::StringRef Name) const {
+  // Keywords, reserved words that plausibly clash with Tile names, and the
+  // builtins and types the printed code uses.
+  static const char *const Words[] = {
+      "alias", "array", "atomic", "bitcast", "bool", "break", "case", "const",
+      "const_assert", "continue", "continuing", "default", "diagnostic",
+      "discard", "else", "enable", "f16", "f32", "false", "fn", "for", "if",
+      "i32", "let", "loop", "override", "requires", "return", "struct",
+      "switch", "true", "u32", "var", "vec2", "vec3", "vec4", "while",
+      "mat2x2", "mat3x3", "mat4x4", "ptr", "sampler", "texture_2d",
+      "workgroup", "storage", "uniform", "private", "function", "read",
+      "write", "read_write", "asm", "auto", "handle", "in", "out", "inout",
+      "self", "this", "static", "module", "new", "null", "target", "type",
+      "unsigned", "signed", "void", "do", "goto", "namespace", "template",
+      "using", "virtual", "filter", "layout", "precision", "sample", "packed",
+      "abs", "min", "max", "select", "exp", "exp2", "log", "log2", "sqrt",
+      "inverseSqrt", "tanh", "workgroupBarrier", "storageBarrier"};
+  static const llvm::StringSet<> Set = [] {
+    llvm::StringSet<> S;
+    for (const char *W : Words)
+      S.insert(W);
+    return S;
+  }();
+  return Set.count(Name) || Name.starts_with("__");
+}
+
+std::string WGSLTarget::getIntLiteral(int64_t V, DType T) const {
+  if (isFloat(T))
+    return getFloatLiteral(double(V), T);
+  if (T == DType::I1)
+    return V ? "true" : "false";
+  if (isUnsigned(T))
+    return std::to_string(uint32_t(V)) + "u";
+  int32_t I = int32_t(V);
+  if (I == INT32_MIN)
+    return "i32(-2147483648)";
+  return std::to_string(I) + "i";
+}
+
+std::string WGSLTarget::getFloatLiteral(double V, DType T) const {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  if (T == DType::F16) {
+    getTypeName(T);
+    OS << llvm::format("%.5g", V);
+  } else {
+    OS << llvm::format("%.9g", double(float(V)));
+  }
+  if (S.find_first_of(".e") == std::string::npos)
+    S += ".0";
+  return S + (T == DType::F16 ? "h" : "f");
+}
+
+std::string WGSLTarget::getInfinity(DType T, bool Negative) const {
+  bool Half = T == DType::F16;
+  UsedInf[Half] = true;
+  std::string Inf = Half ? "tile_inf_f16()" : "tile_inf_f32()";
+  return Negative ? "(-" + Inf + ")" : Inf;
+}
+
+std::string WGSLTarget::getConversion(llvm::StringRef X, DType From, DType To) const {
+  return getTypeName(To) + "(" + X.str() + ")";
+}
+
+std::string WGSLTarget::getSelect(llvm::StringRef Cond, llvm::StringRef IfTrue,
+                                  llvm::StringRef IfFalse) const {
+  return ("select(" + IfFalse + ", " + IfTrue + ", " + Cond + ")").str();
+}
+
+std::string WGSLTarget::getMathCall(Intrinsic I, DType T,
+                                    llvm::ArrayRef<std::string> Args) const {
+  if (I == Intrinsic::Abs && isUnsigned(T))
+    return Args[0];
+  llvm::StringRef Fn;
+  switch (I) {
+  case Intrinsic::Min: Fn = "min"; break;
+  case Intrinsic::Max: Fn = "max"; break;
+  case Intrinsic::Abs: Fn = "abs"; break;
+  case Intrinsic::Exp: Fn = "exp"; break;
+  case Intrinsic::Exp2: Fn = "exp2"; break;
+  case Intrinsic::Log: Fn = "log"; break;
+  case Intrinsic::Log2: Fn = "log2"; break;
+  case Intrinsic::Sqrt: Fn = "sqrt"; break;
+  case Intrinsic::Rsqrt: Fn = "inverseSqrt"; break;
+  case Intrinsic::Tanh: Fn = "tanh"; break;
+  default: llvm_unreachable("not a math function");
+  }
+  std::string S = Fn.str() + "(";
+  for (size_t A = 0; A != Args.size(); ++A)
+    S += (A ? ", " : "") + Args[A];
+  return S + ")";
+}
+
+std::string WGSLTarget::getBinary(BinaryOp Op, DType T, llvm::StringRef L,
+                                  llvm::StringRef R) const {
+  if ((Op == BinaryOp::Shl || Op == BinaryOp::Shr) && !isUnsigned(T))
+    return ("(" + L + " " + getBinaryOpSpelling(Op) + " u32(" + R + "))").str();
+  return SourceTarget::getBinary(Op, T, L, R);
+}
+
+std::string WGSLTarget::getLetDecl(llvm::StringRef Name, DType T,
+                                   llvm::StringRef Init) const {
+  return ("let " + Name + ": " + getTypeName(T) + " = " + Init + ";").str();
+}
+
+std::string WGSLTarget::getVarDecl(llvm::StringRef Name, DType T) const {
+  return ("var " + Name + ": " + getTypeName(T) + ";").str();
+}
+
+std::string WGSLTarget::getArrayDecl(llvm::StringRef Name, DType T, uint64_t N) const {
+  return ("var " + Name + ": array<" + getTypeName(T) + ", " + llvm::Twine(N) + ">;").str();
+}
+
+std::string WGSLTarget::getForHead(llvm::StringRef Var, DType T, llvm::StringRef Lo,
+                                   llvm::StringRef Hi, llvm::StringRef Step) const {
+  return ("for (var " + Var + ": " + getTypeName(T) + " = " + Lo + "; " + Var +
+          " < " + Hi + "; " + Var + " = " + Var + " + " + Step + ")")
+      .str();
+}
+
+std::string
+WGSLTarget::getFunction(llvm::StringRef Name, DType Ret,
+                        llvm::ArrayRef<std::pair<std::string, DType>> Params,
+                        llvm::ArrayRef<std::string> Body) const {
+  std::string S = "fn " + Name.str() + "(";
+  for (size_t I = 0; I != Params.size(); ++I)
+    S += (I ? ", " : "") + Params[I].first + ": " + getTypeName(Params[I].second);
+  S += ") -> " + getTypeName(Ret) + " {\n";
+  for (const std::string &L : Body)
+    S += "  " + L + "\n";
+  return S + "}\n";
+}
+
+std::vector<std::string>
+WGSLTarget::getAtomicUpdate(SourceEmitter &, const BufferValue *Buf,
+                            llvm::StringRef, llvm::StringRef, llvm::StringRef,
+                            std::string &Error) const {
+  Error = "WGSL atomics need the buffer itself declared atomic, which this "
+          "backend does not do yet";
+  return {};
+}
+
+void WGSLTarget::emitPrologue(llvm::raw_ostream &OS) const {
+  OS << "// WGSL generated by Tile for target " << Description << ".\n";
+  if (UsedF16)
+    OS << "enable f16;\n";
+  OS << "\n";
+  // Reading a var keeps the bit pattern out of const-expression evaluation,
+  // where an infinity is an error.
+  if (UsedInf[0])
+    OS << "fn tile_inf_f32() -> f32 {\n  var bits = 0x7f800000u;\n"
+          "  return bitcast<f32>(bits);\n}\n\n";
+  if (UsedInf[1])
+    OS << "fn tile_inf_f16() -> f16 {\n  var bits = 0x7f800000u;\n"
+          "  return f16(bitcast<f32>(bits));\n}\n\n";
+}
+
+void WGSLTarget::emitFunctionDecls(llvm::raw_ostream &OS,
+                                   llvm::ArrayRef<SourceBinding> Buffers,
+                                   llvm::ArrayRef<SourceUniformField> Uniforms,
+                                   uint32_t UniformBytes, unsigned UniformSlot,
+                                   llvm::StringRef UniformStruct,
+                                   llvm::StringRef UniformVar) const {
+  if (!Uniforms.empty()) {
+    OS << "struct " << UniformStruct << " {\n";
+    for (const SourceUniformField &U : Uniforms)
+      OS << "  " << U.Name << ": " << getTypeName(U.StorageTy) << ",\n";
+    OS << "}\n";
+  }
+  for (const SourceBinding &B : Buffers)
+    OS << "@group(0) @binding(" << B.Slot << ") var<storage, "
+       << (B.Writable ? "read_write" : "read") << "> " << B.Name << ": array<"
+       << getTypeName(B.Buf->getDType()) << ">;\n";
+  if (!Uniforms.empty())
+    OS << "@group(0) @binding(" << UniformSlot << ") var<uniform> " << UniformVar
+       << ": " << UniformStruct << ";\n";
+  OS << "\n";
+}
+
+void WGSLTarget::emitModuleShared(llvm::raw_ostream &OS, const SourceKernel &K) const {
+  for (const SourceKernel::SharedBuffer &B : K.Shared)
+    OS << "var<workgroup> " << B.Name << ": array<" << getTypeName(B.Buf->getDType())
+       << ", " << B.NumElems << ">;\n";
+  if (!K.Shared.empty())
+    OS << "\n";
+}
+
+void WGSLTarget::emitKernelBegin(llvm::raw_ostream &OS, const SourceKernel &K) const {
+  OS << "@compute @workgroup_size(" << K.Threads << ")\n";
+  OS << "fn " << K.Symbol << "(@builtin(workgroup_id) tile_wg: vec3<u32>";
+  if (!K.ThreadIdx.empty())
+    OS << ", @builtin(local_invocation_index) tile_lid: u32";
+  OS << ") {\n";
+  static const char XYZ[] = "xyz";
+  for (size_t D = 0; D != K.BlockIdx.size(); ++D)
+    OS << "  let " << K.BlockIdx[D] << ": i32 = i32(tile_wg." << XYZ[D] << ");\n";
+  if (!K.ThreadIdx.empty())
+    OS << "  let " << K.ThreadIdx << ": i32 = i32(tile_lid);\n";
+}
+
+std::string WGSLTarget::getUniformRef(const SourceKernel &K,
+                                      const SourceUniformField &F) const {
+  return K.UniformVar + "." + F.Name;
+}

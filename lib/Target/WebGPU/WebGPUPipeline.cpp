@@ -1,0 +1,45 @@
+//===- WebGPUPipeline.cpp - The pass pipeline of the WebGPU backend -------===//
+//
+// WGSL runs a workgroup's invocations in lockstep-free SIMT style, with
+// workgroup memory and workgroupBarrier, and has no asynchronous copies or
+// matrix units: dtypes are checked on the original ops, pipelined loops
+// become serial, tile ops become element loops, and the block-level kernel
+// becomes per-thread code with fragments in workgroup memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/IR/IR.h"
+#include "tile/Target/BackendContext.h"
+#include "tile/Transforms/PassManager.h"
+
+#define GET_TILE_PASS_DECLS
+#include "WebGPUPasses.inc"
+#define GET_TILE_PASS_DECLS
+#include "tile/Transforms/Passes.inc"
+#define GET_TILE_PASS_TABLE
+#include "WebGPUPasses.inc"
+
+namespace tile {
+
+/// The WebGPU pipeline, in order.
+void buildWebGPUPipeline(const BackendContext &, PassManager &PM) {
+  PM.addPass(createWebGPUCheckTypesPass());
+  PM.addPass(createLowerPipelinedPass());
+  PM.addPass(createLowerTileOpsPass());
+  PM.addPass(createLowerToSIMTPass());
+  PM.addPass(createSimplifyPass());
+}
+
+llvm::Error runWebGPUPipeline(const BackendContext &Ctx, Module &M) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
+  PassManager PM;
+  buildWebGPUPipeline(Ctx, PM);
+  PassState S{Diag, &Ctx};
+  if (!PM.run(M, S))
+    return llvm::createStringError(Text.empty() ? "the WebGPU pipeline failed" : Text);
+  return llvm::Error::success();
+}
+
+} // namespace tile
