@@ -32,6 +32,7 @@ def CPUBackend : TargetBackend<"CPU"> {
   let Kinds = [CpuKind, LlvmKind, CKind];
   let Pipeline = "runCPUPipeline";
   let PassPipeline = "buildCPUPipeline";
+  let RegisterPasses = "registerCPUPasses";
   let DeviceCodeGen = "generateCPUDeviceCode";
   let HostCodeGen = "generateCPUHostCode";
   let Outputs = [DeviceOutput<FormatLLVMIR, SourceOnly>,

@@ -8,15 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPUTargetInfo.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
-#include "llvm/TargetParser/Host.h"
-#include <mutex>
 
 namespace tile {
 namespace {
@@ -66,26 +64,11 @@ public:
   }
 };
 
-std::once_flag InitOnce;
-void initNativeTarget() {
-  std::call_once(InitOnce, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-}
-
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-getTargetMachine(const TargetSpec &T) {
-  initNativeTarget();
-  std::string CPU = T.getAttr("mcpu").value_or("native").str();
-  return createTargetMachine(llvm::sys::getProcessTriple(), CPU);
-}
-
 /// O3 + object code, keeping the optimized IR as readable source and, when
 /// \p Asm is given, the assembly.
 llvm::Error compile(llvm::Module &LM, const TargetSpec &T, std::string &Object,
                     std::string &Source, std::string *Asm = nullptr) {
-  auto TM = getTargetMachine(T);
+  auto TM = getCPUTargetMachine(T);
   if (!TM)
     return TM.takeError();
   optimizeModule(LM, **TM);
@@ -122,7 +105,7 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
 
 llvm::Error generateCPUHostCode(const BackendContext &Ctx, const Module &M,
                                 KernelArtifact &Artifact) {
-  initNativeTarget();
+  initializeCPUTarget();
   HostCodeGenOptions Opts;
   Opts.DeviceType = 1; // kDLCPU: the tensors live in host memory
   return generateHostObject(

@@ -1,9 +1,11 @@
 //===- CPUPipeline.cpp - The pass pipeline of the CPU backend -------------===//
 //
-// The complete, ordered pass list for CPUs. Tile ops become loops over
-// elements, pipelined loops run in order, a block's threads run one after
-// another inside its task, and what is left is simplified for LLVM, whose
-// O3 pipeline vectorizes the parallel loops during codegen.
+// The complete, ordered pass list for CPUs. Pipelined loops run in order,
+// gemm becomes register-blocked loops that LLVM turns into FMA
+// micro-kernels (cpu-lower-gemm), the other tile ops loops over elements,
+// a block's threads run one after another inside its task, and what is
+// left is simplified for LLVM, whose O3 pipeline vectorizes the parallel
+// loops during codegen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +25,10 @@ namespace tile {
 /// The CPU pipeline, in order.
 void buildCPUPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createLowerPipelinedPass());
-  PM.addPass(createLowerTileOpsPass());
+  PM.addPass(createCPULowerGemmPass());
+  std::unique_ptr<Pass> Lower = createLowerTileOpsPass();
+  llvm::cantFail(Lower->setOption("skip-gemm", "true"));
+  PM.addPass(std::move(Lower));
   PM.addPass(createMaterializeLaunchPass());
   PM.addPass(createSimplifyPass());
 }
