@@ -31,7 +31,7 @@ llvm_config.add_tool_substitutions(
 
 # Optional external tools and hardware.
 for tool, feature in [("ptxas", "ptxas"), ("spirv-val", "spirv-val"),
-                      ("ld.lld-22", "ld.lld")]:
+                      ("spirv-dis", "spirv-dis"), ("ld.lld-22", "ld.lld")]:
     if shutil.which(tool) or os.path.exists(os.path.join("/usr/local/cuda/bin", tool)):
         config.available_features.add(feature)
 if os.path.exists("/dev/nvidia0") or os.environ.get("TILE_CUDA_DEVICE"):

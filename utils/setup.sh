@@ -16,6 +16,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libzstd-dev zlib1g-dev libdlpack-dev
   libhsa-runtime-dev libze-dev
   python3-numpy  # tile-jit lit tests write .npy files with it
+  spirv-tools    # spirv-val and spirv-dis check the Level Zero backend's SPIR-V
 )
 
 missing=()

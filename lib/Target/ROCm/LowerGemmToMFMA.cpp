@@ -140,8 +140,8 @@ private:
             " threads are not whole waves of 64";
       return std::nullopt;
     }
-    llvm::StringRef Want =
-        IsGemm ? "auto" : Op.getAttrOrDefault("shape").getStr();
+    std::string Want =
+        IsGemm ? "auto" : Op.getAttrOrDefault("shape").getStr().str();
     int64_t Waves = Threads / WaveSize;
     auto Fits = [&](const MFMAShape &S) {
       return P.M % S.M == 0 && P.N % S.N == 0 && P.K % S.K == 0;
@@ -164,7 +164,7 @@ private:
     }
     std::optional<MFMAShape> S = lookupMFMAShape(Want);
     if (!S) {
-      Why = "shape " + Want.str() + " is not supported by the ROCm backend "
+      Why = "shape " + Want + " is not supported by the ROCm backend "
             "yet (it emits m16n16k16 and m32n32k8)";
       return std::nullopt;
     }
