@@ -421,14 +421,16 @@ int Jit::run() {
       return fail("--input " + K + ": '@" + F->getName() +
                   "' has no tensor parameter '" + K +
                   "'; its tensors are: " + listParams(true));
-    llvm::Expected<HostTensor> T = readNpy(V);
+    // The declared dtype is the hint that reads a file of unsigned 16- or
+    // 8-bit integers as the bf16 or fp8 bit patterns writeNpy stores.
+    const auto *B = cast<BufferValue>(P);
+    llvm::Expected<HostTensor> T = readNpy(V, B->getDType());
     if (!T)
       return fail("--input " + K + ": " + llvm::toString(T.takeError()));
     // Bind dimensions from the file where the ranks agree; disagreements
     // between tensors are left to the entry point's checks. A file that
     // contradicts --dim is an error here: the tool would otherwise report
     // the --dim value while the kernel runs with the file's.
-    const auto *B = cast<BufferValue>(P);
     if (T->getShape().size() == B->getRank()) {
       for (unsigned D = 0; D != B->getRank(); ++D) {
         const auto *R = dyn_cast<RefExpr>(B->getShape()[D].get());
