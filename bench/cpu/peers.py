@@ -1,0 +1,71 @@
+"""NumPy peers of the CPU benchmark, measured in a process of their own.
+
+run_cpu_bench.py starts this with OPENBLAS_NUM_THREADS set to tile-jit's
+thread count and OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE removed, so that
+OpenBLAS picks its kernel for this CPU itself. Prints one JSON object:
+which BLAS NumPy runs (from threadpoolctl), and per measurement the
+median seconds of REPS timed runs after a warm-up.
+
+  peers.py THREADS REPS GEMM_SIZES ADD_N COPY_BYTES
+"""
+import json
+import sys
+import time
+
+import numpy as np
+
+
+def median_seconds(fn, reps):
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def blas_info(threads):
+    try:
+        import threadpoolctl
+    except ImportError:
+        return {"error": "threadpoolctl is not installed (python3-threadpoolctl)"}
+    info = [i for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+    if not info:
+        return {"error": "NumPy loaded no BLAS that threadpoolctl knows"}
+    i = info[0]
+    return {
+        "library": i.get("internal_api"),
+        "version": i.get("version"),
+        "kernel": i.get("architecture"),
+        "threading": i.get("threading_layer"),
+        "threads": i.get("num_threads"),
+        "path": i.get("filepath"),
+    }
+
+
+def main():
+    threads, reps = int(sys.argv[1]), int(sys.argv[2])
+    gemm_sizes = [int(s) for s in sys.argv[3].split(",")]
+    add_n, copy_bytes = int(sys.argv[4]), int(sys.argv[5])
+    rng = np.random.default_rng(0)
+    out = {"numpy": np.__version__, "blas": blas_info(threads), "gemm": {}}
+    for n in gemm_sizes:
+        a = rng.random((n, n), dtype=np.float32) * 2 - 1
+        b = rng.random((n, n), dtype=np.float32) * 2 - 1
+        c = np.empty((n, n), np.float32)
+        out["gemm"][str(n)] = median_seconds(lambda: np.matmul(a, b, out=c), reps)
+    a = rng.random(add_n, dtype=np.float32)
+    b = rng.random(add_n, dtype=np.float32)
+    c = np.empty(add_n, np.float32)
+    out["add"] = median_seconds(lambda: np.add(a, b, out=c), reps)
+    del a, b, c
+    src = np.ones(copy_bytes, np.uint8)
+    dst = np.zeros(copy_bytes, np.uint8)
+    out["copy"] = median_seconds(lambda: np.copyto(dst, src), reps)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
