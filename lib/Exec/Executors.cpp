@@ -1,6 +1,8 @@
 //===- Executors.cpp - Creating an execution backend's executor -----------===//
 
 #include "CudaExecutor.h"
+#include "HsaExecutor.h"
+#include "LevelZeroExecutor.h"
 #include "tile/Exec/Executor.h"
 
 using namespace tile;
@@ -16,6 +18,10 @@ Executor::create(ExecBackendKind K, const ExecutorOptions &Opts) {
     return createCudaExecutor();
   case ExecBackendKind::WebGPU:
     return createWebGPUExecutor();
+  case ExecBackendKind::Hsa:
+    return createHsaExecutor();
+  case ExecBackendKind::LevelZero:
+    return createLevelZeroExecutor();
   default:
     return llvm::createStringError(
         "execution backend '" + llvm::Twine(getExecBackendInfo(K).Name) +
