@@ -102,6 +102,7 @@ tile::resolveBackendContext(const TargetRegistry &R, llvm::StringRef Target,
     Request = "auto";
   C.ExecRequest = Request.str();
   C.ExecChecked = Opts.RequireAvailable;
+  C.KeepAssembly = Opts.KeepAssembly;
   const TargetBackendInfo &TB = *C.Backend;
   if (Request == "auto") {
     std::vector<std::string> Reasons;

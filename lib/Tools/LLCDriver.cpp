@@ -56,6 +56,7 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
 
   ResolveOptions RO;
   RO.RequireAvailable = Opts.CheckExecAvailable;
+  RO.KeepAssembly = Opts.Emit == "asm";
   llvm::Expected<BackendContext> Ctx = resolveBackendContext(
       Registry, Opts.Target, Opts.HostTarget, Opts.ExecBackend, RO);
   if (!Ctx)

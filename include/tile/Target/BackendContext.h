@@ -62,6 +62,11 @@ struct ResolveOptions {
   /// execution backend without probing, and an explicit request is only
   /// checked for compatibility.
   bool RequireAvailable = true;
+  /// Device codegen also keeps the target's assembly, in the artifact's
+  /// "device-asm" note (tile-llc -emit=asm). Backends that produce it as an
+  /// extra output (the CPU) skip it otherwise, which saves a second run of
+  /// the code generator.
+  bool KeepAssembly = false;
 };
 
 /// The outcome of context resolution. Immutable: built only by
@@ -87,6 +92,8 @@ public:
   /// Whether the execution backend's availability probe was consulted (it
   /// is not when resolving for compilation only).
   bool isExecAvailabilityChecked() const { return ExecChecked; }
+  /// Whether device codegen should keep the target's assembly.
+  bool keepsAssembly() const { return KeepAssembly; }
 
   /// Features as bits of getBackend().featureTable().
   uint64_t getFeatureMask() const { return Features; }
@@ -115,6 +122,7 @@ private:
   const ExecCompatInfo *Contract = nullptr;
   std::string ExecRequest;
   bool ExecChecked = false;
+  bool KeepAssembly = false;
   uint64_t Features = 0;
 };
 

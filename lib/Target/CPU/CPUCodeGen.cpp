@@ -99,8 +99,9 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
   Artifact.DeviceFmt = DeviceFormat::Object;
+  // Assembly needs a second run of the code generator: only when asked.
   return compile(LM, Ctx.getTarget(), Artifact.DeviceCode, Artifact.DeviceSource,
-                 &Artifact.Notes["device-asm"]);
+                 Ctx.keepsAssembly() ? &Artifact.Notes["device-asm"] : nullptr);
 }
 
 llvm::Error generateCPUHostCode(const BackendContext &Ctx, const Module &M,
