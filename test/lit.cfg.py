@@ -36,3 +36,30 @@ for tool, feature in [("ptxas", "ptxas"), ("spirv-val", "spirv-val"),
         config.available_features.add(feature)
 if os.path.exists("/dev/nvidia0") or os.environ.get("TILE_CUDA_DEVICE"):
     config.available_features.add("cuda-device")
+
+# WebGPU: node, the npm package `webgpu` installed by utils/setup.sh in
+# utils/webgpu, and an adapter it can open (Mesa's llvmpipe through OpenGL ES,
+# or SwiftShader through Vulkan). The probe is the webgpu execution
+# backend's own. TILE_REQUIRE_WEBGPU=1 (set by CI) makes its absence an
+# error instead of skipping the tests that need it.
+import subprocess
+_runner = os.path.join(config.tile_src_root, "utils", "webgpu", "tile-webgpu-run.mjs")
+_webgpu_why = None
+if not shutil.which("node"):
+    _webgpu_why = "node is not on PATH"
+elif not os.path.isdir(os.path.join(os.path.dirname(_runner), "node_modules", "webgpu")):
+    _webgpu_why = "utils/webgpu/node_modules/webgpu is missing (run utils/setup.sh)"
+else:
+    try:
+        _probe = subprocess.run(["node", _runner, "--probe"], capture_output=True,
+                                text=True, timeout=120)
+        if _probe.returncode != 0:
+            _webgpu_why = "no WebGPU adapter: " + _probe.stderr.strip()[-400:]
+    except subprocess.TimeoutExpired:
+        _webgpu_why = "the WebGPU probe timed out"
+if _webgpu_why is None:
+    config.available_features.add("webgpu")
+elif os.environ.get("TILE_REQUIRE_WEBGPU") == "1":
+    lit_config.fatal("TILE_REQUIRE_WEBGPU=1 but WebGPU is unusable: " + _webgpu_why)
+else:
+    lit_config.note("WebGPU tests are skipped: " + _webgpu_why)

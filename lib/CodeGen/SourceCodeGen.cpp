@@ -337,7 +337,8 @@ public:
     Body += '\n';
   }
   void open(const llvm::Twine &Head) override {
-    line(Head + " {");
+    std::string H = Head.str();
+    line(H.empty() ? "{" : H + " {");
     ++Indent;
   }
   void close(llvm::StringRef Tail = "") override {

@@ -1,8 +1,9 @@
 //===- Metal.td - The Metal target backend -------------------*- tablegen -*-===//
 //
 // Target kind `metal`: Apple GPUs through Metal Shading Language. The metal
-// execution backend compiles MSL when loading it and launches from the
-// artifact's metadata, so the backend generates no host code.
+// execution backend would compile MSL when loading it and launch from the
+// artifact's launch descriptions, so the backend generates no host code.
+// MSL is generated here but neither compiled nor run (macOS only).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,7 @@ def MetalBackend : TargetBackend<"Metal"> {
   let Features = [FeatureWhen<FeatureSimdgroupMatrix>];
   let Dialects = [MetalDialect];
   let Pipeline = "runMetalPipeline";
+  let PassPipeline = "buildMetalPipeline";
   let DeviceCodeGen = "generateMetalDeviceCode";
   let Outputs = [DeviceOutput<FormatMSL, SourceOnly>,
                  DeviceOutput<FormatMetallib, Compiled>];

@@ -18,13 +18,25 @@ def MetalDialect : Dialect<"metal"> {
 def MetalSimdgroupMmaOp : Op<MetalDialect, "simdgroup_mma"> {
   let Summary = "8x8 simdgroup matrix multiply-accumulate: C += A * B";
   let Description = [{
-    Each simdgroup multiplies 8x8 tiles with simdgroup_multiply_accumulate;
-    A and B come from threadgroup (shared) memory or fragments, C is a
-    fragment.
+    C += op(A) * op(B) on whole rank-2 buffers whose M, N and K are
+    multiples of 8, computed by the threadgroup's simdgroups together: each
+    simdgroup takes 8x8 tiles of C in turn and accumulates them with
+    simdgroup_multiply_accumulate over K. A and B are shared or fragment
+    buffers (threadgroup memory after SIMT lowering), C a fragment. The
+    Metal pipeline creates it from `gemm` (metal-lower-gemm-simdgroup).
   }];
-  let Example = "metal.simdgroup_mma %As, %Bs -> %Cf";
-  let Arguments = (ins Region:$a, Region:$b, Region:$c);
+  let Example = "metal.simdgroup_mma %As, %Bs -> %Cf {transpose_b = true}";
+  let Arguments = (ins Region:$a, Region:$b, Region:$c,
+                   BoolAttr<"false", "A is stored [K, M]">:$transpose_a,
+                   BoolAttr<"false", "B is stored [N, K]">:$transpose_b);
   let Format = "$a `,` $b `->` $c attr-dict";
+  let Writes = ["c"];
+  // Every thread of the threadgroup executes the op (its simdgroup takes
+  // its share of C's 8x8 tiles), so to tile-lower-to-simt it is per-thread
+  // code like an element op: it stays where it is, followed by a barrier.
+  // It must not appear under thread-dependent control flow or in a
+  // parallel loop; MSL codegen reports it there.
+  let Elementwise = 1;
 }
 
 #endif // TILE_TARGET_METAL_METALOPS_TD

@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 include "tile/Exec/ExecutionBackends.td"
-include "WebGPUPasses.td"
 
 def WebGPUKind : TargetKind<"webgpu"> {
   let Summary = "WebGPU devices, through WGSL";

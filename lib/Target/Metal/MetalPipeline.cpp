@@ -1,0 +1,47 @@
+//===- MetalPipeline.cpp - The pass pipeline of the Metal backend ---------===//
+//
+// Apple GPUs run threadgroups of SIMT threads in 32-wide simdgroups with
+// threadgroup memory and 8x8 simdgroup matrices: dtypes are checked on the
+// original ops, pipelined loops become serial, gemms that fit become
+// metal.simdgroup_mma, the other tile ops become element loops, and the
+// block-level kernel becomes per-thread code with fragments in threadgroup
+// memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/IR/IR.h"
+#include "tile/Target/BackendContext.h"
+#include "tile/Transforms/PassManager.h"
+
+#define GET_TILE_PASS_DECLS
+#include "MetalPasses.inc"
+#define GET_TILE_PASS_DECLS
+#include "tile/Transforms/Passes.inc"
+#define GET_TILE_PASS_TABLE
+#include "MetalPasses.inc"
+
+namespace tile {
+
+/// The Metal pipeline, in order.
+void buildMetalPipeline(const BackendContext &, PassManager &PM) {
+  PM.addPass(createMetalCheckTypesPass());
+  PM.addPass(createLowerPipelinedPass());
+  PM.addPass(createMetalLowerGemmSimdgroupPass());
+  PM.addPass(createLowerTileOpsPass());
+  PM.addPass(createLowerToSIMTPass());
+  PM.addPass(createSimplifyPass());
+}
+
+llvm::Error runMetalPipeline(const BackendContext &Ctx, Module &M) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
+  PassManager PM;
+  buildMetalPipeline(Ctx, PM);
+  PassState S{Diag, &Ctx};
+  if (!PM.run(M, S))
+    return llvm::createStringError(Text.empty() ? "the Metal pipeline failed" : Text);
+  return llvm::Error::success();
+}
+
+} // namespace tile
