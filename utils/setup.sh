@@ -17,7 +17,15 @@ PACKAGES=(
   libhsa-runtime-dev libze-dev
   python3-numpy  # tile-jit lit tests write .npy files with it
   spirv-tools    # spirv-val and spirv-dis check the Level Zero backend's SPIR-V
+  # The webgpu execution backend: Dawn for Node on Mesa's llvmpipe (OpenGL
+  # ES through EGL without a display).
+  libegl-mesa0 libgles2 libgl1-mesa-dri
 )
+# Node.js for the webgpu runner, unless a node (with its npm) is already
+# installed from elsewhere.
+if ! command -v node >/dev/null 2>&1; then
+  PACKAGES+=(nodejs npm)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -35,6 +43,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup: all packages present"
+fi
+
+# The npm package `webgpu` (Dawn for Node, prebuilt) for the runner in
+# utils/webgpu, pinned by its package-lock.json.
+if [ ! -f "$ROOT/utils/webgpu/node_modules/webgpu/package.json" ]; then
+  echo "setup: installing the npm package webgpu into utils/webgpu"
+  (cd "$ROOT/utils/webgpu" && npm ci --no-audit --no-fund)
 fi
 
 if [ "${TILE_SETUP_NO_CONFIGURE:-0}" != 1 ]; then
