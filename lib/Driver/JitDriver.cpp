@@ -556,6 +556,10 @@ int Jit::run() {
     std::string Msg = llvm::toString(A.takeError());
     if (Diag.hadError() && llvm::StringRef(Msg).starts_with("the module uses ops"))
       return 1; // already reported with its location
+    if (llvm::StringRef(Msg).contains(": error: ")) {
+      Err << Msg << (llvm::StringRef(Msg).ends_with("\n") ? "" : "\n");
+      return 1; // a located diagnostic from the pipeline, already formatted
+    }
     return fail(Msg);
   }
   auto TL = std::chrono::steady_clock::now();

@@ -27,6 +27,17 @@ static int fail(llvm::raw_ostream &Err, const llvm::Twine &Msg) {
   return 1;
 }
 
+/// Pipeline errors arrive as located diagnostics, already formatted.
+static int failPipeline(llvm::raw_ostream &Err, const std::string &Msg) {
+  if (llvm::StringRef(Msg).contains(": error: ")) {
+    Err << Msg;
+    if (!llvm::StringRef(Msg).ends_with("\n"))
+      Err << "\n";
+    return 1;
+  }
+  return fail(Err, Msg);
+}
+
 static int writeOutput(const LLCOptions &Opts, llvm::raw_ostream &Err,
                        llvm::function_ref<void(llvm::raw_ostream &)> Fn) {
   std::error_code EC;
@@ -96,7 +107,7 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
     if (!verifyDialectUse(Registry, *Ctx, *M, Diag))
       return 1;
     if (llvm::Error E = Ctx->getBackend().Pipeline(*Ctx, *M))
-      return fail(Err, llvm::toString(std::move(E)));
+      return failPipeline(Err, llvm::toString(std::move(E)));
     if (Opts.Emit.empty())
       return 0;
     return writeOutput(Opts, Err, [&](llvm::raw_ostream &OS) { printModule(*M, OS); });
@@ -107,7 +118,7 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
     std::string Msg = llvm::toString(A.takeError());
     if (Diag.hadError())
       return 1;
-    return fail(Err, Msg);
+    return failPipeline(Err, Msg);
   }
   if (Opts.PrintCompileTime) {
     Err << "compile time (" << Ctx->getTarget().str() << "):\n";
