@@ -7,7 +7,11 @@ if(TILE_BUNDLE)
   set(TILE_LIBRARY_TYPE STATIC)
   llvm_map_components_to_libnames(TILE_LLVM_LIBS
     core support orcjit jitlink passes irreader bitreader bitwriter target mc
-    analysis transformutils codegen asmprinter x86 nvptx amdgpu spirv)
+    analysis transformutils codegen asmprinter
+    x86codegen x86asmparser x86desc x86info
+    nvptxcodegen nvptxdesc nvptxinfo
+    amdgpucodegen amdgpuasmparser amdgpudesc amdgpuinfo amdgpuutils
+    spirvcodegen spirvdesc spirvinfo)
 else()
   set(TILE_LIBRARY_TYPE SHARED)
   set(TILE_LLVM_LIBS LLVM)
