@@ -39,3 +39,4 @@ def ROCmBackend : TargetBackend<"ROCm"> {
 }
 
 def : OpNeedsFeatures<ROCmMfmaOp, [FeatureMFMA]>;
+def : OpNeedsFeatures<ROCmMfmaLaneOp, [FeatureMFMA]>;
