@@ -5,6 +5,6 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${TILE_BUILD_DIR:-$ROOT/build}
-"$ROOT/utils/setup.sh"
+bash "$ROOT/utils/setup.sh"
 cmake --build "$BUILD"
 ctest --test-dir "$BUILD" --output-on-failure -j2
