@@ -68,7 +68,9 @@ TEST(Resolve, DocumentedTargetStrings) {
       {"llvm -mcpu=native", "llvm -mcpu=native", "CPU", "orc"},
       {"c", "c", "CPU", "orc"},
       {"metal", "metal", "Metal", "metal"},
-      {"webgpu", "webgpu", "WebGPU", "webgpu"},
+      {"webgpu",
+       "webgpu -f16=false -max_workgroup_storage=16384 -max_workgroup_size=256",
+       "WebGPU", "webgpu"},
       {"level_zero", "level_zero", "LevelZero", "level-zero"},
       {"  cuda   -arch=sm_86 ", "cuda -arch=sm_86", "CUDA", "cuda"},
   };
