@@ -5,6 +5,7 @@
 #include "tile/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/PrintPasses.h"
 #include "llvm/Support/Timer.h"
 
 using namespace tile;
@@ -100,5 +101,28 @@ llvm::Error tile::parsePassPipeline(llvm::StringRef Text, const PassRegistry &R,
       return llvm::createStringError("expected ',' between passes, found '" +
                                      Text + "'");
   }
+  return llvm::Error::success();
+}
+
+llvm::Error tile::runBackendPipeline(const BackendContext &Ctx, Module &M,
+                                     void (*Build)(const BackendContext &,
+                                                   PassManager &),
+                                     llvm::StringRef Name) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
+  PassManager PM;
+  Build(Ctx, PM);
+  PassInstrumentation I;
+  I.PrintAfterAll = llvm::shouldPrintAfterAll();
+  I.PrintBeforeAll = llvm::shouldPrintBeforeAll();
+  I.PrintAfter = llvm::printAfterPasses();
+  I.PrintBefore = llvm::printBeforePasses();
+  I.VerifyEach = true;
+  PM.setInstrumentation(I);
+  PassState S{Diag, &Ctx};
+  if (!PM.run(M, S))
+    return llvm::createStringError(
+        Text.empty() ? ("the " + Name + " pipeline failed").str() : Text);
   return llvm::Error::success();
 }

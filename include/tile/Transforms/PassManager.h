@@ -48,6 +48,16 @@ private:
   PassInstrumentation Instr;
 };
 
+/// Runs a target backend's pipeline: the passes \p Build appends to a
+/// fresh PassManager, over \p M, with LLVM's -print-before/-print-after
+/// flags honoured and the IR verified after each pass. Located errors are
+/// rendered with the module's SourceMgr into the returned error; \p Name
+/// names the pipeline when there is no diagnostic.
+llvm::Error runBackendPipeline(const BackendContext &Ctx, Module &M,
+                               void (*Build)(const BackendContext &,
+                                             PassManager &),
+                               llvm::StringRef Name);
+
 /// Parses `name,name{opt=value,opt=value},...` and appends the passes to
 /// \p PM. Errors name the unknown pass or option and list what exists.
 llvm::Error parsePassPipeline(llvm::StringRef Text, const PassRegistry &R,

@@ -34,15 +34,7 @@ void buildCPUPipeline(const BackendContext &, PassManager &PM) {
 }
 
 llvm::Error runCPUPipeline(const BackendContext &Ctx, Module &M) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
-  PassManager PM;
-  buildCPUPipeline(Ctx, PM);
-  PassState S{Diag, &Ctx};
-  if (!PM.run(M, S))
-    return llvm::createStringError(Text.empty() ? "the CPU pipeline failed" : Text);
-  return llvm::Error::success();
+  return runBackendPipeline(Ctx, M, buildCPUPipeline, "CPU");
 }
 
 } // namespace tile

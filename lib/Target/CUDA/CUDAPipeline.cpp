@@ -19,7 +19,7 @@ void buildCUDAPipeline(const BackendContext &, PassManager &PM) {
 }
 
 llvm::Error runCUDAPipeline(const BackendContext &Ctx, Module &M) {
-  return runPassPipeline(Ctx, M, buildCUDAPipeline, "CUDA");
+  return runBackendPipeline(Ctx, M, buildCUDAPipeline, "CUDA");
 }
 
 } // namespace tile

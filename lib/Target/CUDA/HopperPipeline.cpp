@@ -15,7 +15,7 @@ void buildHopperPipeline(const BackendContext &, PassManager &PM) {
 }
 
 llvm::Error runHopperPipeline(const BackendContext &Ctx, Module &M) {
-  return runPassPipeline(Ctx, M, buildHopperPipeline, "Hopper");
+  return runBackendPipeline(Ctx, M, buildHopperPipeline, "Hopper");
 }
 
 } // namespace tile

@@ -29,23 +29,7 @@ void buildLevelZeroPipeline(const BackendContext &, PassManager &PM) {
 }
 
 llvm::Error runLevelZeroPipeline(const BackendContext &Ctx, Module &M) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
-  PassManager PM;
-  buildLevelZeroPipeline(Ctx, PM);
-  PassInstrumentation I;
-  I.PrintAfterAll = llvm::shouldPrintAfterAll();
-  I.PrintBeforeAll = llvm::shouldPrintBeforeAll();
-  I.PrintAfter = llvm::printAfterPasses();
-  I.PrintBefore = llvm::printBeforePasses();
-  I.VerifyEach = true;
-  PM.setInstrumentation(I);
-  PassState S{Diag, &Ctx};
-  if (!PM.run(M, S))
-    return llvm::createStringError(Text.empty() ? "the Level Zero pipeline failed"
-                                                : Text);
-  return llvm::Error::success();
+  return runBackendPipeline(Ctx, M, buildLevelZeroPipeline, "Level Zero");
 }
 
 } // namespace tile

@@ -33,15 +33,7 @@ void buildMetalPipeline(const BackendContext &, PassManager &PM) {
 }
 
 llvm::Error runMetalPipeline(const BackendContext &Ctx, Module &M) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
-  PassManager PM;
-  buildMetalPipeline(Ctx, PM);
-  PassState S{Diag, &Ctx};
-  if (!PM.run(M, S))
-    return llvm::createStringError(Text.empty() ? "the Metal pipeline failed" : Text);
-  return llvm::Error::success();
+  return runBackendPipeline(Ctx, M, buildMetalPipeline, "Metal");
 }
 
 } // namespace tile

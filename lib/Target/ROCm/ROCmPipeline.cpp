@@ -34,25 +34,7 @@ void buildROCmPipeline(const BackendContext &, PassManager &PM) {
 }
 
 llvm::Error runROCmPipeline(const BackendContext &Ctx, Module &M) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
-  PassManager PM;
-  buildROCmPipeline(Ctx, PM);
-  // -print-after=<pass> and friends (LLVM's options, which tools accept)
-  // show the IR between this pipeline's passes; its output is verified.
-  PassInstrumentation I;
-  I.PrintAfterAll = llvm::shouldPrintAfterAll();
-  I.PrintBeforeAll = llvm::shouldPrintBeforeAll();
-  I.PrintAfter = llvm::printAfterPasses();
-  I.PrintBefore = llvm::printBeforePasses();
-  I.VerifyEach = true;
-  PM.setInstrumentation(I);
-  PassState S{Diag, &Ctx};
-  if (!PM.run(M, S))
-    return llvm::createStringError(Text.empty() ? "the ROCm pipeline failed"
-                                                : Text);
-  return llvm::Error::success();
+  return runBackendPipeline(Ctx, M, buildROCmPipeline, "ROCm");
 }
 
 } // namespace tile

@@ -31,15 +31,7 @@ void buildWebGPUPipeline(const BackendContext &, PassManager &PM) {
 }
 
 llvm::Error runWebGPUPipeline(const BackendContext &Ctx, Module &M) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
-  PassManager PM;
-  buildWebGPUPipeline(Ctx, PM);
-  PassState S{Diag, &Ctx};
-  if (!PM.run(M, S))
-    return llvm::createStringError(Text.empty() ? "the WebGPU pipeline failed" : Text);
-  return llvm::Error::success();
+  return runBackendPipeline(Ctx, M, buildWebGPUPipeline, "WebGPU");
 }
 
 } // namespace tile
