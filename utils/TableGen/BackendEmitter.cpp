@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EmitterUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -33,6 +34,8 @@
 #include <set>
 
 using namespace llvm;
+using tile::tblgen::cppIdent;
+using tile::tblgen::quote;
 
 static cl::OptionCategory BackendCat("Options for -gen-target-backends");
 static cl::opt<std::string> RegisterFnName(
@@ -47,34 +50,6 @@ static cl::opt<std::string> EnumNamespace(
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-static std::string cppIdent(StringRef S) {
-  std::string Out;
-  bool Upper = true;
-  for (char C : S) {
-    if (!isAlnum(C)) {
-      Upper = true;
-      continue;
-    }
-    Out += Upper ? toUpper(C) : C;
-    Upper = false;
-  }
-  return Out;
-}
-
-static std::string quote(StringRef S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    if (C == '\n') {
-      Out += "\\n";
-      continue;
-    }
-    Out += C;
-  }
-  return Out + "\"";
-}
 
 static bool isCppIdentifier(StringRef S) {
   return !S.empty() && (isAlpha(S.front()) || S.front() == '_') &&

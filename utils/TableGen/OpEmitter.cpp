@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EmitterUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -21,6 +22,8 @@
 #include "llvm/TableGen/TableGenBackend.h"
 
 using namespace llvm;
+using tile::tblgen::cppIdent;
+using tile::tblgen::quote;
 
 static cl::OptionCategory OpCat("Options for -gen-op-*");
 static cl::opt<std::string>
@@ -46,34 +49,6 @@ struct OpDesc {
 };
 
 } // namespace
-
-static std::string cppIdent(StringRef S) {
-  std::string Out;
-  bool Upper = true;
-  for (char C : S) {
-    if (!isAlnum(C)) {
-      Upper = true;
-      continue;
-    }
-    Out += Upper ? toUpper(C) : C;
-    Upper = false;
-  }
-  return Out;
-}
-
-static std::string quote(StringRef S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    if (C == '\n') {
-      Out += "\\n";
-      continue;
-    }
-    Out += C;
-  }
-  return Out + "\"";
-}
 
 /// Splits a format into tokens: `$name`, a backquoted literal, `attr-dict`.
 static std::vector<std::string> tokenizeFormat(const Record *R, StringRef F) {

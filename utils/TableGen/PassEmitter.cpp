@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EmitterUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -17,40 +18,14 @@
 #include <set>
 
 using namespace llvm;
+using tile::tblgen::cppIdent;
+using tile::tblgen::quote;
 
 static cl::OptionCategory PassCat("Options for -gen-pass-*");
 static cl::opt<std::string>
     PassGroupName("pass-group",
                   cl::desc("PassGroup record whose passes are emitted"),
                   cl::cat(PassCat));
-
-static std::string quote(StringRef S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    if (C == '\n') {
-      Out += "\\n";
-      continue;
-    }
-    Out += C;
-  }
-  return Out + "\"";
-}
-
-static std::string cppIdent(StringRef S) {
-  std::string Out;
-  bool Upper = true;
-  for (char C : S) {
-    if (!isAlnum(C)) {
-      Upper = true;
-      continue;
-    }
-    Out += Upper ? toUpper(C) : C;
-    Upper = false;
-  }
-  return Out;
-}
 
 static void checkPass(const Record *R) {
   StringRef Name = R->getValueAsString("Name");
