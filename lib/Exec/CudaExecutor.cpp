@@ -29,10 +29,12 @@ struct CUctx_st;
 struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
+struct CUevent_st;
 using CUcontext = CUctx_st *;
 using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
+using CUevent = CUevent_st *;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 
@@ -161,10 +163,55 @@ public:
     return check(getDriver().cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
+  llvm::Expected<std::unique_ptr<DeviceTimer>> createTimer() override;
+
   CUdevice Dev = 0;
   CUcontext Ctx = nullptr;
   int MaxSharedOptin = 48 * 1024;
 };
+
+/// Two events on the default stream, which the launches also use.
+class CudaTimer : public DeviceTimer {
+public:
+  ~CudaTimer() override {
+    for (CUevent E : {Start, End})
+      if (E)
+        getDriver().cuEventDestroy(E);
+  }
+  llvm::Error init() {
+    Driver &D = getDriver();
+    if (llvm::Error E = CudaExecutor::check(D.cuEventCreate(&Start, 0), "cuEventCreate"))
+      return E;
+    return CudaExecutor::check(D.cuEventCreate(&End, 0), "cuEventCreate");
+  }
+  llvm::Error start() override {
+    return CudaExecutor::check(getDriver().cuEventRecord(Start, nullptr),
+                               "cuEventRecord");
+  }
+  llvm::Expected<double> stop() override {
+    Driver &D = getDriver();
+    if (llvm::Error E = CudaExecutor::check(D.cuEventRecord(End, nullptr), "cuEventRecord"))
+      return std::move(E);
+    if (llvm::Error E =
+            CudaExecutor::check(D.cuEventSynchronize(End), "cuEventSynchronize"))
+      return std::move(E);
+    float Ms = 0;
+    if (llvm::Error E = CudaExecutor::check(D.cuEventElapsedTime(&Ms, Start, End),
+                                            "cuEventElapsedTime"))
+      return std::move(E);
+    return double(Ms) / 1e3;
+  }
+
+private:
+  CUevent Start = nullptr, End = nullptr;
+};
+
+llvm::Expected<std::unique_ptr<DeviceTimer>> CudaExecutor::createTimer() {
+  auto T = std::make_unique<CudaTimer>();
+  if (llvm::Error E = T->init())
+    return std::move(E);
+  return std::unique_ptr<DeviceTimer>(std::move(T));
+}
 
 class CudaCall : public RuntimeCall {
 public:

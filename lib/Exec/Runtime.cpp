@@ -12,6 +12,11 @@ using namespace tile;
 
 LoadedArtifact::~LoadedArtifact() = default;
 Executor::~Executor() = default;
+DeviceTimer::~DeviceTimer() = default;
+
+llvm::Expected<std::unique_ptr<DeviceTimer>> Executor::createTimer() {
+  return nullptr;
+}
 RuntimeCall::~RuntimeCall() = default;
 
 int32_t RuntimeCall::fail(std::string Message) {

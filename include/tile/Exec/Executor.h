@@ -44,6 +44,17 @@ protected:
   KernelArtifact Artifact;
 };
 
+/// Times a region of device work with the device's own clock (CUDA events,
+/// say), so that host overheads between launches stay out of the figure.
+class DeviceTimer {
+public:
+  virtual ~DeviceTimer();
+  /// Marks the start of the region in the device's work queue.
+  virtual llvm::Error start() = 0;
+  /// Marks its end, waits for it and returns the seconds between the marks.
+  virtual llvm::Expected<double> stop() = 0;
+};
+
 class Executor {
 public:
   /// Creates the executor of \p K; fails (with the probe's reason) when the
@@ -67,6 +78,9 @@ public:
                                      size_t Bytes) = 0;
   /// Waits for all launched work.
   virtual llvm::Error synchronize() = 0;
+  /// A timer on the device's clock, or null where the work runs on the host
+  /// (then a host clock around call() and synchronize() is the measure).
+  virtual llvm::Expected<std::unique_ptr<DeviceTimer>> createTimer();
 };
 
 /// What the C ABI functions see through their `ctx` argument.
