@@ -10,14 +10,15 @@ using namespace tile;
 
 double CompileTimings::total() const {
   double T = 0;
-  for (const auto &S : Stages)
-    T += S.second;
+  for (const Stage &S : Stages)
+    T += S.Part ? 0 : S.Seconds;
   return T;
 }
 
 void CompileTimings::print(llvm::raw_ostream &OS) const {
-  for (const auto &[Name, Sec] : Stages)
-    OS << llvm::format("  %-16s %9.3f ms\n", (Name + ":").c_str(), Sec * 1e3);
+  for (const Stage &S : Stages)
+    OS << llvm::format(S.Part ? "    %-14s %9.3f ms\n" : "  %-16s %9.3f ms\n",
+                       (S.Name + ":").c_str(), S.Seconds * 1e3);
   OS << llvm::format("  %-16s %9.3f ms\n", "total:", total() * 1e3);
 }
 
@@ -63,6 +64,12 @@ tile::compileModule(const TargetRegistry &Registry, const BackendContext &Ctx,
     if (llvm::Error E = B.DeviceCodeGen(Ctx, M, A))
       return std::move(E);
   }
+  // Backends time the parts of their device codegen in `time.<part>` notes.
+  if (Timings)
+    for (const auto &[Key, Val] : A.Notes)
+      if (llvm::StringRef(Key).starts_with("time."))
+        if (double Sec; !llvm::StringRef(Val).getAsDouble(Sec))
+          Timings->addPart(llvm::StringRef(Key).drop_front(5), Sec);
   if (Ctx.getExecContract().NeedsHostCodeGen || Ctx.getExecBackend().NeedsHostCodeGen) {
     const TargetBackendInfo &HB = Ctx.getBackend().HostCodeGen ? B : Ctx.getHostBackend();
     StageTimer ST(Timings, "host codegen");

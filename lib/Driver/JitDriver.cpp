@@ -569,13 +569,16 @@ int Jit::run() {
       Executor::create(Ctx->getExecBackend().Kind, EO);
   if (!Ex)
     return fail(llvm::toString(Ex.takeError()));
+  auto TM = std::chrono::steady_clock::now();
+  Timings.add("executor init",
+              std::chrono::duration<double>(TM - TL).count());
   llvm::Expected<std::unique_ptr<LoadedArtifact>> L = (*Ex)->load(*A);
   if (!L)
     return fail("cannot load the artifact on '" +
                 llvm::Twine(Ctx->getExecBackend().Name) +
                 "': " + llvm::toString(L.takeError()));
   Timings.add("load", std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - TL)
+                          std::chrono::steady_clock::now() - TM)
                           .count());
   if (Opts.PrintCompileTime) {
     Out << "compile time (" << Ctx->getTarget().str() << ", "

@@ -21,9 +21,19 @@ class TargetRegistry;
 
 /// Seconds spent in each stage, in order.
 struct CompileTimings {
-  std::vector<std::pair<std::string, double>> Stages;
-  void add(llvm::StringRef Stage, double Seconds) {
-    Stages.push_back({Stage.str(), Seconds});
+  struct Stage {
+    std::string Name;
+    double Seconds;
+    /// A part of the stage before it (ptxas within device codegen, say):
+    /// printed indented, not counted again in the total.
+    bool Part = false;
+  };
+  std::vector<Stage> Stages;
+  void add(llvm::StringRef Name, double Seconds) {
+    Stages.push_back({Name.str(), Seconds});
+  }
+  void addPart(llvm::StringRef Name, double Seconds) {
+    Stages.push_back({Name.str(), Seconds, true});
   }
   double total() const;
   /// `stage: 1.23 ms` lines and a total.
