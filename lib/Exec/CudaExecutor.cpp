@@ -135,6 +135,11 @@ public:
 
   llvm::Expected<std::unique_ptr<LoadedArtifact>>
   load(const KernelArtifact &A) override {
+    // The executor may have been created on another thread (tile-jit starts
+    // the driver while it compiles): the context becomes current on the
+    // thread that loads, which then launches and copies.
+    if (llvm::Error E = check(getDriver().cuCtxSetCurrent(Ctx), "cuCtxSetCurrent"))
+      return std::move(E);
     auto L = std::make_unique<CudaLoaded>(A, *this);
     if (llvm::Error E = L->init())
       return std::move(E);
