@@ -45,6 +45,64 @@ llvm::Type *tile::getLLVMMemType(llvm::LLVMContext &C, DType T) {
 
 LLVMDeviceTarget::~LLVMDeviceTarget() = default;
 
+llvm::Value *tile::createPerThreadArray(llvm::IRBuilder<> &B, KernelEmission &K,
+                                        const BufferValue &Buf,
+                                        llvm::Type *ElemTy, uint64_t NumElems) {
+  llvm::IRBuilder<> Entry(&K.Fn->getEntryBlock(),
+                          K.Fn->getEntryBlock().getFirstInsertionPt());
+  llvm::AllocaInst *A = Entry.CreateAlloca(
+      llvm::ArrayType::get(ElemTy, NumElems), nullptr, Buf.getName());
+  A->setAlignment(llvm::Align(16));
+  return A;
+}
+
+llvm::Value *StaticSharedArrays::allocate(llvm::IRBuilder<> &B,
+                                          KernelEmission &K,
+                                          const BufferValue &Buf,
+                                          uint64_t Bytes) {
+  assert(!Kernels.empty() && Kernels.back().Fn == K.Fn &&
+         "shared memory requested outside the kernel being emitted");
+  KernelArray &KA = Kernels.back();
+  llvm::Module &M = *K.Fn->getParent();
+  if (!KA.Placeholder)
+    KA.Placeholder = new llvm::GlobalVariable(
+        M, llvm::ArrayType::get(B.getInt8Ty(), 0), false,
+        llvm::GlobalValue::InternalLinkage, nullptr,
+        K.Fn->getName() + "." + Suffix + ".placeholder", nullptr,
+        llvm::GlobalValue::NotThreadLocal, AddrSpace);
+  int64_t Offset = (K.SharedBytes + 15) / 16 * 16;
+  K.SharedBytes = Offset + int64_t(Bytes);
+  return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), KA.Placeholder, Offset,
+                                      Buf.getName());
+}
+
+void StaticSharedArrays::finish(const KernelArtifact &A) {
+  for (KernelArray &KA : Kernels) {
+    if (!KA.Placeholder)
+      continue;
+    int64_t Bytes = getKernelSharedBytes(A, KA.Fn->getName());
+    llvm::Module &M = *KA.Fn->getParent();
+    auto *Ty = llvm::ArrayType::get(llvm::Type::getInt8Ty(M.getContext()), Bytes);
+    auto *G = new llvm::GlobalVariable(
+        M, Ty, false, llvm::GlobalValue::InternalLinkage,
+        llvm::PoisonValue::get(Ty), KA.Fn->getName() + "." + Suffix, nullptr,
+        llvm::GlobalValue::NotThreadLocal, AddrSpace);
+    G->setAlignment(llvm::Align(16));
+    KA.Placeholder->replaceAllUsesWith(G);
+    KA.Placeholder->eraseFromParent();
+    KA.Placeholder = nullptr;
+  }
+}
+
+int64_t tile::getKernelSharedBytes(const KernelArtifact &A,
+                                   llvm::StringRef Symbol) {
+  for (const ArtifactEntry &E : A.Entries)
+    for (const ArtifactKernel &K : E.Kernels)
+      if (K.Symbol == Symbol)
+        return K.SharedBytes;
+  return 0;
+}
+
 llvm::Error LLVMDeviceTarget::emitBarrier(llvm::IRBuilder<> &, KernelEmission &) {
   return llvm::createStringError("this target has no block-wide barrier");
 }

@@ -100,6 +100,51 @@ public:
   virtual bool annotateParallelLoops() const { return true; }
 };
 
+/// A per-thread array of \p NumElems \p ElemTy for \p Buf (an alloca at the
+/// kernel's entry, 16-byte aligned), which LLVM promotes to registers where
+/// every index is a constant.
+llvm::Value *createPerThreadArray(llvm::IRBuilder<> &B, KernelEmission &K,
+                                  const BufferValue &Buf, llvm::Type *ElemTy,
+                                  uint64_t NumElems);
+
+/// Shared memory for targets that declare it statically (AMDGPU LDS,
+/// OpenCL local memory): each kernel's shared buffers are 16-byte aligned
+/// slices of one array in \p AddrSpace, whose size is known only once the
+/// kernel is emitted. allocate() during emission; finish() afterwards gives
+/// every kernel's array its size.
+class StaticSharedArrays {
+public:
+  struct KernelArray {
+    const KernelStmt *Kernel;
+    llvm::Function *Fn;
+    llvm::GlobalVariable *Placeholder = nullptr;
+  };
+
+  StaticSharedArrays(unsigned AddrSpace, llvm::StringRef Suffix)
+      : AddrSpace(AddrSpace), Suffix(Suffix.str()) {}
+  /// Call from createKernel.
+  void addKernel(const KernelStmt *Kernel, llvm::Function *Fn) {
+    Kernels.push_back({Kernel, Fn});
+  }
+  /// The address of a new slice of \p Bytes for \p Buf in the kernel being
+  /// emitted.
+  llvm::Value *allocate(llvm::IRBuilder<> &B, KernelEmission &K,
+                        const BufferValue &Buf, uint64_t Bytes);
+  /// Replaces each placeholder by an array of the kernel's final size
+  /// (`<kernel>.<suffix>`).
+  void finish(const KernelArtifact &A);
+  llvm::ArrayRef<KernelArray> getKernels() const { return Kernels; }
+
+private:
+  unsigned AddrSpace;
+  std::string Suffix;
+  std::vector<KernelArray> Kernels;
+};
+
+/// The shared-memory bytes the artifact records for kernel \p Symbol (0
+/// when it has none).
+int64_t getKernelSharedBytes(const KernelArtifact &A, llvm::StringRef Symbol);
+
 /// Emits every kernel of \p M into \p LM through \p T. Kernels are named
 /// `tile_<function>_kernel<N>`; their descriptions are appended to the
 /// entries of \p Artifact (which emitHostEntries fills in).

@@ -47,11 +47,8 @@ constexpr uint32_t kLocalAndGlobalFence = 3;
 
 class SPIRVDeviceTarget : public LLVMDeviceTarget {
 public:
-  struct KernelLocalMemory {
-    llvm::Function *Fn;
-    llvm::GlobalVariable *Placeholder = nullptr;
-  };
-  std::vector<KernelLocalMemory> Kernels;
+  /// Each kernel's workgroup-local memory: one static array.
+  StaticSharedArrays LocalMemory{3, "local"};
 
   llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
                                KernelEmission &K) override {
@@ -66,7 +63,7 @@ public:
     F->addFnAttr(llvm::Attribute::NoUnwind);
     for (unsigned I = 0; I != K.Captures.size(); ++I)
       F->getArg(I)->setName(K.Captures[I].V->getName());
-    Kernels.push_back({F});
+    LocalMemory.addKernel(K.Kernel, F);
     return F;
   }
 
@@ -119,50 +116,12 @@ public:
   llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
                               const BufferValue &Buf, llvm::Type *ElemTy,
                               uint64_t NumElems) override {
-    llvm::Module &M = *K.Fn->getParent();
-    uint64_t Bytes = M.getDataLayout().getTypeAllocSize(ElemTy) * NumElems;
     if (Buf.getScope() == MemScope::Shared) {
-      KernelLocalMemory &L = Kernels.back();
-      if (!L.Placeholder)
-        L.Placeholder = new llvm::GlobalVariable(
-            M, llvm::ArrayType::get(B.getInt8Ty(), 0), false,
-            llvm::GlobalValue::InternalLinkage, nullptr,
-            K.Fn->getName() + ".local.placeholder", nullptr,
-            llvm::GlobalValue::NotThreadLocal, 3);
-      int64_t Offset = (K.SharedBytes + 15) / 16 * 16;
-      K.SharedBytes = Offset + int64_t(Bytes);
-      return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), L.Placeholder, Offset,
-                                          Buf.getName());
+      const llvm::DataLayout &DL = K.Fn->getParent()->getDataLayout();
+      return LocalMemory.allocate(B, K, Buf,
+                                  DL.getTypeAllocSize(ElemTy) * NumElems);
     }
-    llvm::IRBuilder<> Entry(&K.Fn->getEntryBlock(),
-                            K.Fn->getEntryBlock().getFirstInsertionPt());
-    llvm::AllocaInst *A = Entry.CreateAlloca(
-        llvm::ArrayType::get(ElemTy, NumElems), nullptr, Buf.getName());
-    A->setAlignment(llvm::Align(16));
-    return A;
-  }
-
-  /// Gives each kernel's workgroup-local memory its final size.
-  void finishLocalMemory(const KernelArtifact &Artifact) {
-    for (KernelLocalMemory &L : Kernels) {
-      if (!L.Placeholder)
-        continue;
-      int64_t Bytes = 0;
-      for (const ArtifactEntry &E : Artifact.Entries)
-        for (const ArtifactKernel &K : E.Kernels)
-          if (K.Symbol == L.Fn->getName())
-            Bytes = K.SharedBytes;
-      llvm::Module &M = *L.Fn->getParent();
-      auto *Ty = llvm::ArrayType::get(llvm::Type::getInt8Ty(M.getContext()), Bytes);
-      auto *G = new llvm::GlobalVariable(
-          M, Ty, false, llvm::GlobalValue::InternalLinkage,
-          llvm::UndefValue::get(Ty), L.Fn->getName() + ".local", nullptr,
-          llvm::GlobalValue::NotThreadLocal, 3);
-      G->setAlignment(llvm::Align(16));
-      L.Placeholder->replaceAllUsesWith(G);
-      L.Placeholder->eraseFromParent();
-      L.Placeholder = nullptr;
-    }
+    return createPerThreadArray(B, K, Buf, ElemTy, NumElems);
   }
 
   /// Parallel loops are distributed over work-items by the pipeline.
@@ -193,7 +152,7 @@ llvm::Error generateLevelZeroDeviceCode(const BackendContext &Ctx,
   SPIRVDeviceTarget T;
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
-  T.finishLocalMemory(Artifact);
+  T.LocalMemory.finish(Artifact);
   if (llvm::Error E = legalizeForOpenCL12(LM))
     return E;
   optimizeModule(LM, **TM);

@@ -52,14 +52,8 @@ int64_t getLDSLimit(llvm::StringRef MCPU) {
 
 class AMDGPUDeviceTarget : public LLVMDeviceTarget {
 public:
-  /// A kernel's LDS: a placeholder array that shared buffers are slices of,
-  /// given its size once the kernel is emitted.
-  struct KernelLDS {
-    const KernelStmt *Kernel;
-    llvm::Function *Fn;
-    llvm::GlobalVariable *Placeholder = nullptr;
-  };
-  std::vector<KernelLDS> Kernels;
+  /// Each kernel's LDS: one static array that shared buffers are slices of.
+  StaticSharedArrays LDS{3, "lds"};
 
   llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
                                KernelEmission &K) override {
@@ -81,7 +75,7 @@ public:
     F->addFnAttr("uniform-work-group-size", "true");
     for (unsigned I = 0; I != K.Captures.size(); ++I)
       F->getArg(I)->setName(K.Captures[I].V->getName());
-    Kernels.push_back({K.Kernel, F});
+    LDS.addKernel(K.Kernel, F);
     return F;
   }
 
@@ -118,57 +112,13 @@ public:
   llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
                               const BufferValue &Buf, llvm::Type *ElemTy,
                               uint64_t NumElems) override {
-    llvm::Module &M = *K.Fn->getParent();
-    uint64_t Bytes = M.getDataLayout().getTypeAllocSize(ElemTy) * NumElems;
     if (Buf.getScope() == MemScope::Shared) {
-      KernelLDS &L = Kernels.back();
-      assert(L.Fn == K.Fn && "LDS requested outside the kernel being emitted");
-      if (!L.Placeholder)
-        L.Placeholder = new llvm::GlobalVariable(
-            M, llvm::ArrayType::get(B.getInt8Ty(), 0), false,
-            llvm::GlobalValue::InternalLinkage, nullptr,
-            K.Fn->getName() + ".lds.placeholder", nullptr,
-            llvm::GlobalValue::NotThreadLocal, 3);
-      int64_t Offset = (K.SharedBytes + 15) / 16 * 16;
-      K.SharedBytes = Offset + int64_t(Bytes);
-      return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), L.Placeholder, Offset,
-                                          Buf.getName());
+      const llvm::DataLayout &DL = K.Fn->getParent()->getDataLayout();
+      return LDS.allocate(B, K, Buf, DL.getTypeAllocSize(ElemTy) * NumElems);
     }
     // Per-thread storage: private memory (address space 5), promoted to
     // registers where LLVM can index it statically.
-    llvm::IRBuilder<> Entry(&K.Fn->getEntryBlock(),
-                            K.Fn->getEntryBlock().getFirstInsertionPt());
-    llvm::AllocaInst *A = Entry.CreateAlloca(
-        llvm::ArrayType::get(ElemTy, NumElems), nullptr, Buf.getName());
-    A->setAlignment(llvm::Align(16));
-    return A;
-  }
-
-  /// Gives each kernel's LDS its final size: one static array.
-  void finishLDS(const KernelArtifact &Artifact) {
-    for (KernelLDS &L : Kernels) {
-      if (!L.Placeholder)
-        continue;
-      int64_t Bytes = getSharedBytes(Artifact, L.Fn->getName());
-      llvm::Module &M = *L.Fn->getParent();
-      auto *Ty = llvm::ArrayType::get(llvm::Type::getInt8Ty(M.getContext()), Bytes);
-      auto *G = new llvm::GlobalVariable(
-          M, Ty, false, llvm::GlobalValue::InternalLinkage,
-          llvm::PoisonValue::get(Ty), L.Fn->getName() + ".lds", nullptr,
-          llvm::GlobalValue::NotThreadLocal, 3);
-      G->setAlignment(llvm::Align(16));
-      L.Placeholder->replaceAllUsesWith(G);
-      L.Placeholder->eraseFromParent();
-      L.Placeholder = nullptr;
-    }
-  }
-
-  static int64_t getSharedBytes(const KernelArtifact &A, llvm::StringRef Symbol) {
-    for (const ArtifactEntry &E : A.Entries)
-      for (const ArtifactKernel &K : E.Kernels)
-        if (K.Symbol == Symbol)
-          return K.SharedBytes;
-    return 0;
+    return createPerThreadArray(B, K, Buf, ElemTy, NumElems);
   }
 
   llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K,
@@ -282,8 +232,8 @@ llvm::Error checkLDS(const Module &M, const AMDGPUDeviceTarget &T,
   llvm::raw_string_ostream OS(Text);
   DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
   int64_t Limit = getLDSLimit(MCPU);
-  for (const AMDGPUDeviceTarget::KernelLDS &L : T.Kernels) {
-    int64_t Bytes = AMDGPUDeviceTarget::getSharedBytes(A, L.Fn->getName());
+  for (const StaticSharedArrays::KernelArray &L : T.LDS.getKernels()) {
+    int64_t Bytes = getKernelSharedBytes(A, L.Fn->getName());
     if (Bytes <= Limit)
       continue;
     Diag.error(L.Kernel->getLoc(),
@@ -323,7 +273,7 @@ llvm::Error generateROCmDeviceCode(const BackendContext &Ctx, const Module &M,
     return E;
   if (llvm::Error E = checkLDS(M, T, Artifact, MCPU))
     return E;
-  T.finishLDS(Artifact);
+  T.LDS.finish(Artifact);
   optimizeModule(LM, **TM);
   Artifact.Notes["device-llvm"] = printLLVMModule(LM);
   std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(LM);
