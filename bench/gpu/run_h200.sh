@@ -15,22 +15,11 @@ exec > >(tee "$OUT/h200.log") 2>&1
 T='cuda -arch=sm_90a'
 E=examples
 echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; date -u
-echo "== correctness (random inputs, poisoned outputs, sizes not multiples of the tiles)"
-run() { echo "-- $*"; timeout 120 "$JIT" "$@" --random --seed 5 --check; echo "rc=$?"; }
-for T in 'cuda -arch=sm_90a' 'cuda -arch=sm_80'; do
-  echo "--- target $T"
-  run $E/gemm.tile -target="$T" --dim M=1000 --dim N=1000 --dim K=1000
-  run $E/gemm.tile -target="$T" --dim M=515 --dim N=300 --dim K=260
-  run test/Examples/Inputs/gemm_bf16.tile -target="$T" --dim M=515 --dim N=300 --dim K=260
-  run test/Examples/Inputs/gemm_f32.tile -target="$T" --dim M=300 --dim N=200 --dim K=100
-  for f in bench/gpu/gemm_*.tile; do [ -e "$f" ] && run "$f" -target="$T" --dim M=1000 --dim N=1000 --dim K=1000; done
-  run $E/elementwise_add.tile -target="$T" --dim N=1000003
-  run $E/rmsnorm.tile -target="$T" --dim M=33 --dim N=5000
-  run $E/softmax.tile -target="$T" --dim M=17 --dim N=3000
-  run $E/gemv.tile -target="$T" --dim M=1000 --dim K=3000
-  run $E/transpose.tile -target="$T" --dim M=1000 --dim N=700
-  run $E/flash_attention.tile -target="$T" -entry=flash_attention --dim B=2 --dim H=3 --dim S=300
-  run $E/flash_attention.tile -target="$T" -entry=flash_attention_causal --dim B=2 --dim H=3 --dim S=300
+echo "== correctness: the gated lit tests (REQUIRES: cuda-device), random inputs, poisoned outputs, sizes not multiples of the tiles, both NVIDIA pipelines"
+python3 bench/gpu/run_gated_tests.py --jit "$JIT"
+for f in bench/gpu/gemm_*.tile; do
+  [ -e "$f" ] || continue
+  echo "-- $f"; timeout 120 "$JIT" "$f" -target='cuda -arch=sm_90a' --dim M=1000 --dim N=1000 --dim K=1000 --random --seed 5 --check; echo "rc=$?"
 done
 T='cuda -arch=sm_90a'
 echo "== compute-sanitizer"
