@@ -37,6 +37,7 @@ using CUstream = CUstream_st *;
 using CUevent = CUevent_st *;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+constexpr CUresult CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
 
 struct Driver {
   void *Handle = nullptr;
@@ -288,10 +289,20 @@ llvm::Error CudaLoaded::init() {
   std::string Image = Artifact.DeviceCode;
   if (Artifact.DeviceFmt == DeviceFormat::PTX)
     Image.push_back('\0');
+  CUresult R = D.cuModuleLoadData(&Mod, Image.data());
+  // A cubin for another architecture (sm_80 code on an sm_90 device, say)
+  // does not load; the PTX it was assembled from, kept in the artifact,
+  // is compiled by the driver for this device instead.
+  bool FromPTX = Artifact.DeviceFmt == DeviceFormat::PTX;
+  if (R == CUDA_ERROR_NO_BINARY_FOR_GPU && !FromPTX &&
+      !Artifact.DeviceSource.empty()) {
+    Image = Artifact.DeviceSource;
+    Image.push_back('\0');
+    FromPTX = true;
+    R = D.cuModuleLoadData(&Mod, Image.data());
+  }
   if (llvm::Error E = CudaExecutor::check(
-          D.cuModuleLoadData(&Mod, Image.data()),
-          Artifact.DeviceFmt == DeviceFormat::PTX ? "cuModuleLoadData (PTX JIT)"
-                                                  : "cuModuleLoadData (cubin)"))
+          R, FromPTX ? "cuModuleLoadData (PTX JIT)" : "cuModuleLoadData (cubin)"))
     return E;
   for (const ArtifactEntry &En : Artifact.Entries) {
     std::vector<KernelFn> &Fns = Kernels[En.Name];
