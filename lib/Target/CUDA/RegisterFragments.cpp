@@ -829,111 +829,207 @@ private:
 
   //===--- Reductions -----------------------------------------------------===//
 
-  Stmts lowerReduce(const OpStmt &Op) {
-    BufferValue *Src = Op.getOperand("src").R.Buf, *Dst = Op.getOperand("dst").R.Buf;
-    const FragInfo &SI = *frag(Src), &DI = *frag(Dst);
-    std::string Kind = Op.getAttrOrDefault("kind").getStr().str();
-    bool Clear = Op.getAttrOrDefault("clear").getBool();
-    DType Ty = Dst->getDType();
-    int64_t C = SI.Shape.back(), Rows = SI.Elems / C, PerRow = C / T;
-    int64_t Lanes = std::min(T, WarpSize), Warps = T / Lanes;
-    bool Sum = Kind == "sum" || Kind == "abssum";
-    auto Comb = [&](ExprPtr A, ExprPtr B) {
-      if (Sum)
-        return ex::add(std::move(A), std::move(B));
-      std::vector<ExprPtr> Args;
-      Args.push_back(std::move(A));
-      Args.push_back(std::move(B));
-      return ex::call(Kind == "min" ? Intrinsic::Min : Intrinsic::Max,
-                      std::move(Args));
-    };
+  /// What the parts of a reduce's lowering share.
+  struct ReduceInfo {
+    BufferValue *Src, *Dst;
+    std::string Kind;
+    bool Clear;
+    DType Ty;
+    int64_t Rows, PerRow;
+  };
+
+  ReduceInfo reduceInfo(const OpStmt &Op) {
+    ReduceInfo R;
+    R.Src = Op.getOperand("src").R.Buf;
+    R.Dst = Op.getOperand("dst").R.Buf;
+    R.Kind = Op.getAttrOrDefault("kind").getStr().str();
+    R.Clear = Op.getAttrOrDefault("clear").getBool();
+    R.Ty = R.Dst->getDType();
+    const FragInfo &SI = *frag(R.Src);
+    int64_t C = SI.Shape.back();
+    R.Rows = SI.Elems / C;
+    R.PerRow = C / T;
+    return R;
+  }
+
+  static ExprPtr combine(const ReduceInfo &R, ExprPtr A, ExprPtr B) {
+    if (R.Kind == "sum" || R.Kind == "abssum")
+      return ex::add(std::move(A), std::move(B));
+    std::vector<ExprPtr> Args;
+    Args.push_back(std::move(A));
+    Args.push_back(std::move(B));
+    return ex::call(R.Kind == "min" ? Intrinsic::Min : Intrinsic::Max,
+                    std::move(Args));
+  }
+
+  /// The value that combining with leaves anything unchanged.
+  static ExprPtr identity(const ReduceInfo &R) {
+    if (R.Kind == "min")
+      return ex::highest(R.Ty);
+    if (R.Kind == "max")
+      return ex::lowest(R.Ty);
+    return ex::zero(R.Ty); // sum, abssum, absmax (|x| >= 0)
+  }
+
+  /// Part[r] = the thread's elements of row r combined (into Part[r] as it
+  /// is when \p Accumulate).
+  Stmts threadPartial(const ReduceInfo &R, BufferValue *Part, bool Accumulate) {
     auto Elem = [&](ExprPtr LocalIdx) {
-      ExprPtr X = ex::castTo(ex::load(Src, one(std::move(LocalIdx))), Ty);
-      if (llvm::StringRef(Kind).starts_with("abs"))
+      ExprPtr X = ex::castTo(ex::load(R.Src, one(std::move(LocalIdx))), R.Ty);
+      if (llvm::StringRef(R.Kind).starts_with("abs"))
         X = ex::call(Intrinsic::Abs, one(std::move(X)));
       return X;
     };
-    BufferValue *Part = allocTop("part", MemScope::Local, Ty, Rows);
-    BufferValue *Tmp = allocTop("shfl", MemScope::Local, Ty, 1);
-    auto PartAt = [&](Value *R) { return one(ex::ref(R)); };
-    // Butterfly over \p Width lanes: every lane ends with the combination.
-    auto Butterfly = [&](Stmts &S, Value *R, int64_t Width) {
+    Stmts Out;
+    Out.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
+      Stmts S;
+      ExprPtr First = ex::mul(ex::ref(Row), ex::intLit(R.PerRow));
+      int64_t From = 0;
+      if (!Accumulate) {
+        S.push_back(store(Part, one(ex::ref(Row)), Elem(First->clone())));
+        From = 1;
+      }
+      if (R.PerRow > From)
+        S.push_back(unroll("q", From, R.PerRow, [&](Value *Q) {
+          Stmts In;
+          In.push_back(store(Part, one(ex::ref(Row)),
+                             combine(R, ex::load(Part, one(ex::ref(Row))),
+                                     Elem(ex::add(First->clone(), ex::ref(Q))))));
+          return In;
+        }));
+      return S;
+    }));
+    return Out;
+  }
+
+  /// Combines Part[r] over the block's threads, leaving the result in every
+  /// thread's Part[r]: a butterfly of shuffles within each warp; across
+  /// warps, one shared slot per warp and row, a barrier, every lane reading
+  /// warp (lane % W)'s slot and a butterfly over W lanes, and a barrier
+  /// before the slots may be written again.
+  Stmts acrossThreads(const ReduceInfo &R, BufferValue *Part, llvm::SMLoc Loc) {
+    int64_t Lanes = std::min(T, WarpSize), Warps = T / Lanes;
+    BufferValue *Tmp = allocTop("shfl", MemScope::Local, R.Ty, 1);
+    auto Butterfly = [&](Stmts &S, Value *Row, int64_t Width) {
       for (int64_t O = Width / 2; O >= 1; O /= 2) {
-        std::vector<OpOperand> Ops(2);
-        Ops[0].Kind = OperandKind::Expr;
-        Ops[0].E = ex::load(Part, PartAt(R));
-        Ops[1].Kind = OperandKind::Region;
-        Ops[1].R.Buf = Tmp;
-        Ops[1].R.Indices.push_back({ex::intLit(0), nullptr});
+        std::vector<OpOperand> Operands(2);
+        Operands[0].Kind = OperandKind::Expr;
+        Operands[0].E = ex::load(Part, one(ex::ref(Row)));
+        Operands[1].Kind = OperandKind::Region;
+        Operands[1].R.Buf = Tmp;
+        Operands[1].R.Indices.push_back({ex::intLit(0), nullptr});
         AttributeList Attrs;
         Attrs.set("offset", Attribute::getInt(O));
-        S.push_back(std::make_unique<OpStmt>(this->Ops.lookup("cuda.shfl_xor"),
-                                             std::move(Ops), std::move(Attrs),
-                                             Op.getLoc()));
-        S.push_back(store(Part, PartAt(R),
-                          Comb(ex::load(Part, PartAt(R)),
-                               ex::load(Tmp, one(ex::intLit(0))))));
+        S.push_back(std::make_unique<OpStmt>(Ops.lookup("cuda.shfl_xor"),
+                                             std::move(Operands), std::move(Attrs),
+                                             Loc));
+        S.push_back(store(Part, one(ex::ref(Row)),
+                          combine(R, ex::load(Part, one(ex::ref(Row))),
+                                  ex::load(Tmp, one(ex::intLit(0))))));
       }
     };
     Stmts Out;
-    Out.push_back(unroll("r", 0, Rows, [&](Value *R) {
+    Out.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
       Stmts S;
-      ExprPtr First = ex::mul(ex::ref(R), ex::intLit(PerRow));
-      S.push_back(store(Part, PartAt(R), Elem(First->clone())));
-      if (PerRow > 1)
-        S.push_back(unroll("q", 1, PerRow, [&](Value *Q) {
-          Stmts In;
-          In.push_back(store(Part, PartAt(R),
-                             Comb(ex::load(Part, PartAt(R)),
-                                  Elem(ex::add(First->clone(), ex::ref(Q))))));
-          return In;
-        }));
-      Butterfly(S, R, Lanes);
+      Butterfly(S, Row, Lanes);
       return S;
     }));
     if (Warps > 1) {
-      // One slot per warp and row; each warp reads them all back (lane l
-      // takes warp l % W's) and reduces them again.
-      BufferValue *Red = allocTop("red", MemScope::Shared, Ty, Rows * Warps);
+      BufferValue *Red = allocTop("red", MemScope::Shared, R.Ty, R.Rows * Warps);
+      auto Slot = [&](Value *Row, ExprPtr Warp) {
+        return one(ex::add(ex::mul(ex::ref(Row), ex::intLit(Warps)), std::move(Warp)));
+      };
       Stmts Write;
-      Write.push_back(unroll("r", 0, Rows, [&](Value *R) {
+      Write.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
         Stmts S;
-        S.push_back(store(Red,
-                          one(ex::add(ex::mul(ex::ref(R), ex::intLit(Warps)),
-                                      div(ex::ref(Tid), Lanes))),
-                          ex::load(Part, PartAt(R))));
+        S.push_back(store(Red, Slot(Row, div(ex::ref(Tid), Lanes)),
+                          ex::load(Part, one(ex::ref(Row)))));
         return S;
       }));
       Out.push_back(ifThen(ex::binary(BinaryOp::Eq, rem(ex::ref(Tid), Lanes),
                                       ex::intLit(0)),
                            std::move(Write)));
       Out.push_back(barrier());
-      Out.push_back(unroll("r", 0, Rows, [&](Value *R) {
+      Out.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
         Stmts S;
-        S.push_back(store(Part, PartAt(R),
-                          ex::load(Red, one(ex::add(
-                                            ex::mul(ex::ref(R), ex::intLit(Warps)),
-                                            rem(ex::ref(Tid), Warps))))));
-        Butterfly(S, R, Warps);
+        S.push_back(store(Part, one(ex::ref(Row)),
+                          ex::load(Red, Slot(Row, rem(ex::ref(Tid), Warps)))));
+        Butterfly(S, Row, Warps);
         return S;
       }));
       Out.push_back(barrier());
     }
-    Out.push_back(unroll("r", 0, Rows, [&](Value *R) {
+    return Out;
+  }
+
+  /// dst[r] = Part[r], or dst[r] combined with it without `clear`.
+  Stmts writeBack(const ReduceInfo &R, BufferValue *Part) {
+    const FragInfo &DI = *frag(R.Dst);
+    Stmts Out;
+    Out.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
       Stmts S;
-      std::vector<ExprPtr> Idx = delinearize(DI.Shape, *ex::ref(R));
-      ExprPtr Val = ex::load(Part, PartAt(R));
-      if (!Clear)
-        Val = Comb(ex::load(Dst, [&] {
-                   std::vector<ExprPtr> C;
-                   for (ExprPtr &X : Idx)
-                     C.push_back(X->clone());
-                   return C;
-                 }()),
-                 std::move(Val));
-      S.push_back(store(Dst, std::move(Idx), std::move(Val)));
+      std::vector<ExprPtr> Idx = delinearize(DI.Shape, *ex::ref(Row));
+      ExprPtr Val = ex::load(Part, one(ex::ref(Row)));
+      if (!R.Clear) {
+        std::vector<ExprPtr> Again;
+        for (ExprPtr &X : Idx)
+          Again.push_back(X->clone());
+        Val = combine(R, ex::load(R.Dst, std::move(Again)), std::move(Val));
+      }
+      S.push_back(store(R.Dst, std::move(Idx), std::move(Val)));
       return S;
     }));
+    return Out;
+  }
+
+  static void append(Stmts &Out, Stmts In) {
+    for (StmtPtr &S : In)
+      Out.push_back(std::move(S));
+  }
+
+  Stmts lowerReduce(const OpStmt &Op) {
+    ReduceInfo R = reduceInfo(Op);
+    // Accumulated across the iterations of its loop: only the thread's
+    // share here, the rest after the loop.
+    if (BufferValue *Acc = Deferred.lookup(&Op))
+      return threadPartial(R, Acc, /*Accumulate=*/true);
+    BufferValue *Part = allocTop("part", MemScope::Local, R.Ty, R.Rows);
+    Stmts Out = threadPartial(R, Part, false);
+    append(Out, acrossThreads(R, Part, Op.getLoc()));
+    append(Out, writeBack(R, Part));
+    return Out;
+  }
+
+  /// Reduces without `clear` directly in the body of serial loop \p F
+  /// whose destination nothing else in the loop touches: their threads'
+  /// partials can be accumulated over the iterations and combined across
+  /// threads once, after the loop.
+  std::vector<const OpStmt *> deferrableReduces(const ForStmt &F) {
+    std::vector<const OpStmt *> Out;
+    if (F.getLoopKind() != LoopKind::Serial)
+      return Out;
+    for (const StmtPtr &S : F.getBody().Stmts) {
+      const auto *Op = dyn_cast<OpStmt>(S.get());
+      if (!Op || !llvm::is_contained(Reduces, Op) ||
+          Op->getAttrOrDefault("clear").getBool())
+        continue;
+      const BufferValue *D = Op->getOperand("dst").R.Buf;
+      bool Used = false;
+      walkStmts(F.getBody(), [&](const Stmt &X) {
+        if (&X == Op)
+          return;
+        if (const auto *St = dyn_cast<StoreStmt>(&X))
+          Used |= St->getBuffer() == D;
+        if (const auto *O = dyn_cast<OpStmt>(&X))
+          for (const OpOperand &Opd : O->getOperands())
+            Used |= Opd.Kind == OperandKind::Region && Opd.R.Buf == D;
+        forEachExprSlot(const_cast<Stmt &>(X), [&](ExprPtr &E) {
+          forEachUse(*E, [&](const Value *V) { Used |= V == D; });
+        });
+      });
+      if (!Used)
+        Out.push_back(Op);
+    }
     return Out;
   }
 
@@ -987,10 +1083,30 @@ private:
           New = lowerFill(*Op);
       } else if (auto *F = dyn_cast<ForStmt>(S.get())) {
         auto It = Loops.find(F);
-        if (It != Loops.end())
+        if (It != Loops.end()) {
           New = lowerParallel(*F, It->second);
-        else
+        } else {
+          std::vector<const OpStmt *> Defer = deferrableReduces(*F);
+          Stmts Before, After;
+          for (const OpStmt *Op : Defer) {
+            ReduceInfo R = reduceInfo(*Op);
+            BufferValue *Acc = allocTop("part", MemScope::Local, R.Ty, R.Rows);
+            Deferred[Op] = Acc;
+            Before.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
+              Stmts X;
+              X.push_back(store(Acc, one(ex::ref(Row)), identity(R)));
+              return X;
+            }));
+            append(After, acrossThreads(R, Acc, Op->getLoc()));
+            append(After, writeBack(R, Acc));
+          }
           rewriteBlock(F->getBodyMutable());
+          if (!Defer.empty()) {
+            New = std::move(Before);
+            New->push_back(std::move(S));
+            append(*New, std::move(After));
+          }
+        }
       } else {
         for (Block *N : getNestedBlocks(*S))
           rewriteBlock(*N);
@@ -1016,6 +1132,9 @@ private:
   llvm::DenseMap<const ForStmt *, LoopPlan> Loops;
   std::vector<const OpStmt *> Copies, Reduces;
   llvm::DenseSet<const Value *> NonNeg;
+  /// Reduces whose cross-thread part follows their loop: the per-thread
+  /// accumulator.
+  llvm::DenseMap<const OpStmt *, BufferValue *> Deferred;
   Stmts TopAllocs;
 };
 
