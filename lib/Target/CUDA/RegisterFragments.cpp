@@ -1146,9 +1146,11 @@ public:
     int64_t Warp = getIntOption("warp-size"), Bytes = getIntOption("vector-bytes"),
             Max = getIntOption("max-elements-per-thread");
     if (!isPow2(Warp) || !isPow2(Bytes) || Max < 1) {
-      S.Diag.error(llvm::SMLoc(), "cuda-register-fragments: warp-size and "
-                                  "vector-bytes must be powers of two and "
-                                  "max-elements-per-thread positive");
+      S.Diag.error(llvm::SMLoc(),
+                   "cuda-register-fragments: warp-size (" + llvm::Twine(Warp) +
+                       ") and vector-bytes (" + llvm::Twine(Bytes) +
+                       ") must be powers of two and max-elements-per-thread (" +
+                       llvm::Twine(Max) + ") positive");
       return false;
     }
     // The pass emits cuda ops: their dialect must be known (tile-opt
