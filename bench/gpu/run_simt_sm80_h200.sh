@@ -2,6 +2,8 @@
 # The CUDA (pre-Hopper) pipeline on the H200: sm_80 cubins do not load on
 # sm_90, so tile-jit must hand the driver PTX (compiled mode is off when no
 # ptxas is found). ptxas is hidden in a private mount namespace only.
+# Runs from a folder holding tile-jit (with libz3.so.4 on
+# LD_LIBRARY_PATH) and a copy of examples/.
 set -uo pipefail
 JIT=$PWD/tile-jit
 E=examples
