@@ -133,10 +133,11 @@ llvm::Value *LLVMDeviceTarget::emitMath(llvm::IRBuilder<> &B,
 // Conversions and expressions
 //===----------------------------------------------------------------------===//
 
-llvm::Value *LLVMEmitter::convert(llvm::Value *V, DType From, DType To) {
+llvm::Value *tile::emitConvert(llvm::IRBuilder<> &B, llvm::Value *V, DType From,
+                               DType To) {
   if (From == To)
     return V;
-  llvm::Type *ToTy = getLLVMType(C, To);
+  llvm::Type *ToTy = getLLVMType(B.getContext(), To);
   if (isBool(To)) {
     if (isFloat(From))
       return B.CreateFCmpUNE(V, llvm::ConstantFP::get(V->getType(), 0.0));
@@ -163,6 +164,10 @@ llvm::Value *LLVMEmitter::convert(llvm::Value *V, DType From, DType To) {
   if (V->getType()->getPrimitiveSizeInBits() < ToTy->getPrimitiveSizeInBits())
     return B.CreateFPExt(V, ToTy);
   return B.CreateFPTrunc(V, ToTy);
+}
+
+llvm::Value *LLVMEmitter::convert(llvm::Value *V, DType From, DType To) {
+  return emitConvert(B, V, From, To);
 }
 
 /// floor(a / b) for signed integers.

@@ -8,10 +8,12 @@
 //    another wrote (layout-inferring backends keep them in registers
 //    instead and do not run this pass on them);
 //  - a block-level store or element atomic, which the language runs once,
-//    is done by thread 0;
+//    is done by thread 0; stores to vars and local arrays, which every
+//    thread has its own of, are done by every thread;
 //  - a barrier follows every block-level statement that touches shared
 //    memory, so writes are seen by all threads before the next statement
-//    and no thread overwrites what another still reads.
+//    and no thread overwrites what another still reads (one barrier where
+//    the next statement is already one).
 // Code that already depends on the thread index is left as written.
 //
 //===----------------------------------------------------------------------===//
@@ -183,8 +185,7 @@ private:
         uniformBlock(I->getThenMutable());
         if (I->hasElse())
           uniformBlock(I->getElseMutable());
-      } else if (isa<StoreStmt>(*S) &&
-                 cast<StoreStmt>(*S).getBuffer()->getScope() != MemScope::Var) {
+      } else if (isa<StoreStmt>(*S) && !isPerThread(*cast<StoreStmt>(*S).getBuffer())) {
         S = onThreadZero(std::move(S));
       } else if (auto *Op = dyn_cast<OpStmt>(S.get());
                  Op && Op->getName() == "atomic_elem") {
@@ -199,7 +200,16 @@ private:
       if (Shared && !EndsInBarrier)
         Out.push_back(barrier());
     }
-    B.Stmts = std::move(Out);
+    // A barrier right before another adds nothing.
+    B.Stmts.clear();
+    for (StmtPtr &S : Out)
+      if (!(isBarrier(*S) && !B.Stmts.empty() && isBarrier(*B.Stmts.back())))
+        B.Stmts.push_back(std::move(S));
+  }
+
+  /// Vars and local arrays: each thread has its own.
+  static bool isPerThread(const BufferValue &B) {
+    return B.getScope() == MemScope::Var || B.getScope() == MemScope::Local;
   }
 
   static bool isBarrier(const Stmt &S) {

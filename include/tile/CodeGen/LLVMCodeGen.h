@@ -45,6 +45,12 @@ std::vector<KernelCapture> getKernelCaptures(const Function &F,
 llvm::Type *getLLVMType(llvm::LLVMContext &C, DType T);
 llvm::Type *getLLVMMemType(llvm::LLVMContext &C, DType T);
 
+/// Converts \p V (a register value of \p From) to \p To with the
+/// language's rules (saturating float to integer, bool as != 0), for target
+/// hooks that move elements between types.
+llvm::Value *emitConvert(llvm::IRBuilder<> &B, llvm::Value *V, DType From,
+                         DType To);
+
 /// Per-kernel state the target hooks see.
 struct KernelEmission {
   const KernelStmt *Kernel;

@@ -47,6 +47,7 @@ def CUDABackend : TargetBackend<"CUDA"> {
   let Dialects = [CUDADialect];
   let Pipeline = "runCUDAPipeline";
   let PassPipeline = "buildCUDAPipeline";
+  let RegisterPasses = "registerCUDASIMTPasses";
   let DeviceCodeGen = "generateCUDADeviceCode";
   let HostCodeGen = "generateCUDAHostCode";
   let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NVPTXWarpOps.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
@@ -116,6 +117,14 @@ public:
         llvm::ArrayType::get(ElemTy, NumElems), nullptr, Buf.getName());
     A->setAlignment(llvm::Align(16));
     return A;
+  }
+
+  llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K,
+                           const OpStmt &Op,
+                           llvm::ArrayRef<llvm::Value *> Operands) override {
+    if (std::optional<llvm::Error> E = cuda::emitNVPTXWarpOp(B, Op, Operands))
+      return std::move(*E);
+    return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
   }
 
   llvm::Value *emitMath(llvm::IRBuilder<> &B, llvm::StringRef Name,

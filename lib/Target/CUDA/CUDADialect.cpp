@@ -31,6 +31,41 @@ bool expectScope(const OpStmt &Op, llvm::StringRef Name,
   return false;
 }
 
+
+/// Reports unless \p Name of \p Op names single elements (no extents).
+bool expectElement(const OpStmt &Op, llvm::StringRef Name,
+                   DiagnosticEngine &Diag) {
+  const OpOperand &O = Op.getOperand(Name);
+  for (const RegionIndex &I : O.R.Indices)
+    if (I.Extent) {
+      Diag.error(O.getLoc(), "'" + Op.getName() + "' operand '" + Name +
+                                 "' names the first element, not an extent");
+      return false;
+    }
+  return true;
+}
+
+/// The checks cuda.vload and cuda.vstore share: \p Global is a global
+/// buffer, \p Regs a local array, and width elements of the global type
+/// fit one access of at most 16 bytes.
+bool verifyVecAccess(const OpStmt &Op, llvm::StringRef Global,
+                     llvm::StringRef Regs, DiagnosticEngine &Diag) {
+  bool OK = expectScope(Op, Global, {MemScope::Global}, "in global memory", Diag);
+  OK &= expectScope(Op, Regs, {MemScope::Local}, "a local array", Diag);
+  OK &= expectElement(Op, Global, Diag);
+  OK &= expectElement(Op, Regs, Diag);
+  int64_t Width = Op.getAttrOrDefault("width").getInt();
+  unsigned Bytes = getDTypeBytes(Op.getOperand(Global).R.Buf->getDType());
+  if (Width < 1 || (Width & (Width - 1)) != 0 || Width * Bytes > 16) {
+    Diag.error(Op.getLoc(), "'" + Op.getName() + "' width must be a power of "
+                            "two with at most 16 bytes of " +
+                                getDTypeName(Op.getOperand(Global).R.Buf->getDType()) +
+                                ", not " + llvm::Twine(Width));
+    OK = false;
+  }
+  return OK;
+}
+
 } // namespace
 
 namespace tile {
@@ -78,6 +113,33 @@ bool verifyCUDASetmaxnregOp(const OpStmt &Op, DiagnosticEngine &Diag) {
                           "from 24 to 256, not " +
                               llvm::Twine(Count));
   return false;
+}
+
+
+bool verifyCUDAVecLoadOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  return verifyVecAccess(Op, "src", "dst", Diag);
+}
+
+bool verifyCUDAVecStoreOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  return verifyVecAccess(Op, "dst", "src", Diag);
+}
+
+bool verifyCUDAShflXorOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  bool OK = expectScope(Op, "dst", {MemScope::Local}, "a local array", Diag);
+  OK &= expectElement(Op, "dst", Diag);
+  DType Ty = Op.getOperand("dst").R.Buf->getDType();
+  if (getDTypeBits(Ty) > 32) {
+    Diag.error(Op.getOperand("dst").getLoc(),
+               "'cuda.shfl_xor' moves at most 32 bits, not " + getDTypeName(Ty));
+    OK = false;
+  }
+  int64_t Offset = Op.getAttrOrDefault("offset").getInt();
+  if (Offset < 1 || Offset > 31) {
+    Diag.error(Op.getLoc(), "'cuda.shfl_xor' offset must be between 1 and 31, "
+                            "not " + llvm::Twine(Offset));
+    OK = false;
+  }
+  return OK;
 }
 
 } // namespace tile

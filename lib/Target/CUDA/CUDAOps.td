@@ -94,4 +94,67 @@ def CUDASetmaxnregOp : CUDAOp<"setmaxnreg"> {
   let Verifier = "verifyCUDASetmaxnregOp";
 }
 
+//===----------------------------------------------------------------------===//
+// Per-thread SIMT ops (cuda-register-fragments)
+//
+// Elementwise ops of per-thread code: each thread of the block executes
+// them on its own registers. cuda-register-fragments produces them for
+// fragments it keeps in registers; the NVPTX code generator turns them into
+// 128-bit global accesses and warp shuffles (NVPTXWarpOps.cpp).
+//===----------------------------------------------------------------------===//
+
+def CUDAVecLoadOp : CUDAOp<"vload"> {
+  let Summary = "Load `width` consecutive global elements into per-thread registers";
+  let Description = [{
+    Reads elements src .. src + width - 1 (consecutive along the global
+    buffer's last, contiguous dimension) and writes them, converted to the
+    destination's element type, to dst .. dst + width - 1 of a local array.
+    When the global address is aligned to width * element size the load is
+    one vector access (ld.global.v4.b32 for 16 bytes); otherwise each
+    element is loaded on its own. The caller guarantees that all elements
+    are in range.
+  }];
+  let Example = "cuda.vload %X[%row, %col] -> %x[%c * 8] {width = 8}";
+  let Arguments = (ins Region:$src, Region:$dst,
+                   IntAttr<"", "elements per access: 1, 2, 4, 8 or 16, at most 16 bytes">:$width);
+  let Format = "$src `->` $dst attr-dict";
+  let Verifier = "verifyCUDAVecLoadOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
+def CUDAVecStoreOp : CUDAOp<"vstore"> {
+  let Summary = "Store `width` per-thread register elements to consecutive global elements";
+  let Description = [{
+    The inverse of cuda.vload: elements src .. src + width - 1 of a local
+    array, converted to the global buffer's element type, are written to
+    dst .. dst + width - 1 along its last dimension, as one vector store
+    when the address is aligned.
+  }];
+  let Example = "cuda.vstore %x[%c * 8] -> %Y[%row, %col] {width = 8}";
+  let Arguments = (ins Region:$src, Region:$dst,
+                   IntAttr<"", "elements per access: 1, 2, 4, 8 or 16, at most 16 bytes">:$width);
+  let Format = "$src `->` $dst attr-dict";
+  let Verifier = "verifyCUDAVecStoreOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
+def CUDAShflXorOp : CUDAOp<"shfl_xor"> {
+  let Summary = "Butterfly warp shuffle: read `value` of lane (lane ^ offset)";
+  let Description = [{
+    Every lane of the warp contributes `value` and receives, in the local
+    element dst, the value of the lane whose index is its own xor `offset`
+    (shfl.sync.bfly with a full member mask). All 32 lanes of the warp must
+    execute it together. The destination holds at most 32 bits.
+  }];
+  let Example = "cuda.shfl_xor %p[0] -> %t[0] {offset = 16}";
+  let Arguments = (ins Expr:$value, Region:$dst,
+                   IntAttr<"", "lane xor mask, 1 to 31">:$offset);
+  let Format = "$value `->` $dst attr-dict";
+  let Verifier = "verifyCUDAShflXorOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
 #endif // TILE_TARGET_CUDA_CUDAOPS_TD

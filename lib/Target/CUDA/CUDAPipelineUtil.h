@@ -9,13 +9,18 @@
 
 #define GET_TILE_PASS_DECLS
 #include "tile/Transforms/Passes.inc"
+#define GET_TILE_PASS_DECLS
+#include "SIMTPasses.inc"
 
 namespace tile {
 
-/// The shared SIMT path both NVIDIA pipelines start from: tile ops to
-/// element loops, pipelined loops in order, per-thread code, clean-up.
+/// The shared SIMT path both NVIDIA pipelines start from: pipelined loops
+/// in order, fragments of memory-bound kernels in registers (vector
+/// copies, warp-shuffle reductions), the remaining tile ops to element
+/// loops, per-thread code, clean-up.
 inline void appendSIMTPasses(PassManager &PM) {
   PM.addPass(createLowerPipelinedPass());
+  PM.addPass(createRegisterFragmentsPass());
   PM.addPass(createLowerTileOpsPass());
   PM.addPass(createLowerToSIMTPass());
   PM.addPass(createSimplifyPass());

@@ -1,0 +1,217 @@
+//===- NVPTXWarpOps.cpp - 128-bit global accesses and warp shuffles -------===//
+//
+// LLVM IR for the per-thread ops of the cuda dialect that
+// cuda-register-fragments produces:
+//  - cuda.vload / cuda.vstore move `width` consecutive elements between
+//    global memory and a thread's local array. When the global address is
+//    aligned to the access size the elements travel as one access of 16,
+//    8 or 4 bytes (ld.global.v4.b32 / st.global.v4.b32, written as inline
+//    PTX: an LLVM vector load whose lanes are all extracted is split back
+//    into scalar loads by InstCombine); otherwise one element at a time.
+//    The branch is uniform across a warp whenever the tile's start is
+//    (each thread's offset is a multiple of the width).
+//  - cuda.shfl_xor is shfl.sync.bfly.b32 over the full warp; narrower
+//    values travel in the low bits of the 32-bit register.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NVPTXWarpOps.h"
+#include "tile/CodeGen/LLVMCodeGen.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+
+namespace tile::cuda {
+namespace {
+
+/// Whether elements of \p T are held in registers as they are stored.
+bool sameInRegisters(llvm::LLVMContext &C, DType T) {
+  return getLLVMType(C, T) == getLLVMMemType(C, T);
+}
+
+llvm::Error unsupported(const OpStmt &Op, DType T) {
+  return llvm::createStringError("'" + Op.getName() + "' cannot move " +
+                                 getDTypeName(T) + " elements");
+}
+
+/// if ((addr & (bytes - 1)) == 0) Vec() else Scalar(); then continues.
+void ifAligned(llvm::IRBuilder<> &B, llvm::Value *Addr, uint64_t Bytes,
+               llvm::function_ref<void()> Vec,
+               llvm::function_ref<void()> Scalar) {
+  llvm::LLVMContext &C = B.getContext();
+  llvm::Function *Fn = B.GetInsertBlock()->getParent();
+  llvm::Value *Low = B.CreateAnd(B.CreatePtrToInt(Addr, B.getInt64Ty()),
+                                 B.getInt64(Bytes - 1));
+  auto *VecBB = llvm::BasicBlock::Create(C, "vec", Fn);
+  auto *ScalarBB = llvm::BasicBlock::Create(C, "vec.unaligned", Fn);
+  auto *Done = llvm::BasicBlock::Create(C, "vec.end", Fn);
+  B.CreateCondBr(B.CreateICmpEQ(Low, B.getInt64(0)), VecBB, ScalarBB);
+  B.SetInsertPoint(VecBB);
+  Vec();
+  B.CreateBr(Done);
+  B.SetInsertPoint(ScalarBB);
+  Scalar();
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+}
+
+/// The 32-bit words of one aligned access of \p Bytes (4, 8 or 16).
+unsigned wordsFor(uint64_t Bytes) { return Bytes >= 4 ? unsigned(Bytes / 4) : 0; }
+
+std::string vecSuffix(unsigned Words) {
+  return Words == 1 ? std::string(".b32") : ".v" + std::to_string(Words) + ".b32";
+}
+
+/// ld.global[.vN].b32 of \p Words words at \p Addr, as <Words x i32>.
+llvm::Value *loadWords(llvm::IRBuilder<> &B, llvm::Value *Addr, unsigned Words) {
+  llvm::LLVMContext &C = B.getContext();
+  llvm::Type *I32 = B.getInt32Ty();
+  std::string Regs, Cons;
+  for (unsigned I = 0; I != Words; ++I) {
+    Regs += (I ? ", $" : "$") + std::to_string(I);
+    Cons += "=r,";
+  }
+  llvm::Type *RetTy =
+      Words == 1 ? I32
+                 : llvm::StructType::get(C, std::vector<llvm::Type *>(Words, I32));
+  std::string Asm = "ld.global" + vecSuffix(Words) + " " +
+                    (Words == 1 ? Regs : "{" + Regs + "}") + ", [$" +
+                    std::to_string(Words) + "];";
+  auto *FT = llvm::FunctionType::get(RetTy, {Addr->getType()}, false);
+  llvm::Value *R = B.CreateCall(llvm::InlineAsm::get(FT, Asm, Cons + "l", false),
+                                {Addr});
+  llvm::Value *V = llvm::PoisonValue::get(llvm::FixedVectorType::get(I32, Words));
+  for (unsigned I = 0; I != Words; ++I)
+    V = B.CreateInsertElement(V, Words == 1 ? R : B.CreateExtractValue(R, I), I);
+  return V;
+}
+
+/// st.global[.vN].b32 of <Words x i32> \p V at \p Addr.
+void storeWords(llvm::IRBuilder<> &B, llvm::Value *Addr, llvm::Value *V,
+                unsigned Words) {
+  std::string Regs, Cons = "l";
+  std::vector<llvm::Value *> Args{Addr};
+  std::vector<llvm::Type *> Tys{Addr->getType()};
+  for (unsigned I = 0; I != Words; ++I) {
+    Regs += (I ? ", $" : "$") + std::to_string(I + 1);
+    Cons += ",r";
+    Args.push_back(B.CreateExtractElement(V, I));
+    Tys.push_back(B.getInt32Ty());
+  }
+  std::string Asm = "st.global" + vecSuffix(Words) + " [$0], " +
+                    (Words == 1 ? Regs : "{" + Regs + "}") + ";";
+  auto *FT = llvm::FunctionType::get(B.getVoidTy(), Tys, false);
+  B.CreateCall(llvm::InlineAsm::get(FT, Asm, Cons + ",~{memory}", true), Args);
+}
+
+llvm::Error emitVecLoad(llvm::IRBuilder<> &B, const OpStmt &Op,
+                        llvm::ArrayRef<llvm::Value *> Operands) {
+  llvm::LLVMContext &C = B.getContext();
+  DType GT = Op.getOperand("src").R.Buf->getDType();
+  DType LT = Op.getOperand("dst").R.Buf->getDType();
+  if (!sameInRegisters(C, GT) || !sameInRegisters(C, LT))
+    return unsupported(Op, sameInRegisters(C, GT) ? LT : GT);
+  unsigned W = Op.getAttrOrDefault("width").getInt();
+  llvm::Type *GTy = getLLVMType(C, GT), *LTy = getLLVMType(C, LT);
+  unsigned Size = getDTypeBytes(GT);
+  llvm::Value *Src = Operands[0], *Dst = Operands[1];
+  auto Put = [&](unsigned I, llvm::Value *V) {
+    B.CreateStore(emitConvert(B, V, GT, LT),
+                  B.CreateConstInBoundsGEP1_32(LTy, Dst, I));
+  };
+  auto Scalar = [&] {
+    for (unsigned I = 0; I != W; ++I)
+      Put(I, B.CreateAlignedLoad(GTy, B.CreateConstInBoundsGEP1_32(GTy, Src, I),
+                                 llvm::Align(Size)));
+  };
+  unsigned Words = wordsFor(uint64_t(W) * Size);
+  if (W == 1 || !Words) {
+    Scalar();
+    return llvm::Error::success();
+  }
+  ifAligned(B, Src, uint64_t(W) * Size, [&] {
+    llvm::Value *V = B.CreateBitCast(loadWords(B, Src, Words),
+                                     llvm::FixedVectorType::get(GTy, W));
+    for (unsigned I = 0; I != W; ++I)
+      Put(I, B.CreateExtractElement(V, I));
+  }, Scalar);
+  return llvm::Error::success();
+}
+
+llvm::Error emitVecStore(llvm::IRBuilder<> &B, const OpStmt &Op,
+                         llvm::ArrayRef<llvm::Value *> Operands) {
+  llvm::LLVMContext &C = B.getContext();
+  DType LT = Op.getOperand("src").R.Buf->getDType();
+  DType GT = Op.getOperand("dst").R.Buf->getDType();
+  if (!sameInRegisters(C, GT) || !sameInRegisters(C, LT))
+    return unsupported(Op, sameInRegisters(C, GT) ? LT : GT);
+  unsigned W = Op.getAttrOrDefault("width").getInt();
+  llvm::Type *GTy = getLLVMType(C, GT), *LTy = getLLVMType(C, LT);
+  unsigned Size = getDTypeBytes(GT);
+  llvm::Value *Src = Operands[0], *Dst = Operands[1];
+  std::vector<llvm::Value *> Elems;
+  for (unsigned I = 0; I != W; ++I)
+    Elems.push_back(emitConvert(
+        B, B.CreateLoad(LTy, B.CreateConstInBoundsGEP1_32(LTy, Src, I)), LT, GT));
+  auto Scalar = [&] {
+    for (unsigned I = 0; I != W; ++I)
+      B.CreateAlignedStore(Elems[I], B.CreateConstInBoundsGEP1_32(GTy, Dst, I),
+                           llvm::Align(Size));
+  };
+  unsigned Words = wordsFor(uint64_t(W) * Size);
+  if (W == 1 || !Words) {
+    Scalar();
+    return llvm::Error::success();
+  }
+  ifAligned(B, Dst, uint64_t(W) * Size, [&] {
+    llvm::Value *V = llvm::PoisonValue::get(llvm::FixedVectorType::get(GTy, W));
+    for (unsigned I = 0; I != W; ++I)
+      V = B.CreateInsertElement(V, Elems[I], I);
+    storeWords(B, Dst,
+               B.CreateBitCast(V, llvm::FixedVectorType::get(B.getInt32Ty(), Words)),
+               Words);
+  }, Scalar);
+  return llvm::Error::success();
+}
+
+llvm::Error emitShflXor(llvm::IRBuilder<> &B, const OpStmt &Op,
+                        llvm::ArrayRef<llvm::Value *> Operands) {
+  llvm::LLVMContext &C = B.getContext();
+  DType VT = Op.getOperand("value").E->getDType();
+  DType DT = Op.getOperand("dst").R.Buf->getDType();
+  llvm::Value *V = emitConvert(B, Operands[0], VT, DT);
+  llvm::Type *Ty = V->getType();
+  unsigned Bits = Ty->getPrimitiveSizeInBits();
+  if (Bits > 32 || Bits == 0)
+    return unsupported(Op, DT);
+  // To the low bits of an i32 and back.
+  llvm::Type *IntTy = llvm::IntegerType::get(C, Bits);
+  llvm::Value *I = Ty->isIntegerTy() ? V : B.CreateBitCast(V, IntTy);
+  I = B.CreateZExtOrTrunc(I, B.getInt32Ty());
+  llvm::Value *R = B.CreateIntrinsic(
+      llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
+      {B.getInt32(0xffffffffu), I,
+       B.getInt32(uint32_t(Op.getAttrOrDefault("offset").getInt())),
+       B.getInt32(0x1f)});
+  R = B.CreateTrunc(R, IntTy);
+  if (!Ty->isIntegerTy())
+    R = B.CreateBitCast(R, Ty);
+  B.CreateStore(R, Operands[1]);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+std::optional<llvm::Error>
+emitNVPTXWarpOp(llvm::IRBuilder<> &B, const OpStmt &Op,
+                llvm::ArrayRef<llvm::Value *> Operands) {
+  llvm::StringRef N = Op.getName();
+  if (N == "cuda.vload")
+    return emitVecLoad(B, Op, Operands);
+  if (N == "cuda.vstore")
+    return emitVecStore(B, Op, Operands);
+  if (N == "cuda.shfl_xor")
+    return emitShflXor(B, Op, Operands);
+  return std::nullopt;
+}
+
+} // namespace tile::cuda

@@ -1,0 +1,1175 @@
+//===- RegisterFragments.cpp - cuda-register-fragments --------------------===//
+//
+// Keeps the fragments of memory-bound kernels in registers instead of
+// shared memory, before tile-lower-tile-ops and tile-lower-to-simt. A
+// kernel qualifies when every fragment is either
+//  - distributed: copied from or to global memory, reduced, or written and
+//    read elementwise by parallel loops whose iteration space has the
+//    fragment's shape. With T threads and vector width V, element
+//    e = c * T * V + t * V + v belongs to thread t as its local element
+//    c * V + v: each thread holds V consecutive elements of every T * V
+//    chunk, so a copy is one 16-byte access per thread and chunk, and a
+//    warp's accesses are contiguous;
+//  - replicated: small (reduce results, row statistics); every thread
+//    holds all of it and computes it redundantly.
+// Fragment copies become cuda.vload / cuda.vstore under a whole-tile
+// range check, with an element-wise guarded tail; parallel loops become
+// unrolled per-thread loops over the thread's elements; a reduce along
+// the last dimension becomes a per-thread partial, a butterfly of warp
+// shuffles, and, across warps, one slot per warp in shared memory that
+// every warp reads back and reduces again, so that each thread ends with
+// the result. Nothing else touches shared memory, so no barriers are
+// needed but the two around that exchange.
+//
+// Kernels that do not qualify (a gemm on a fragment, a fragment copied to
+// shared memory, a fragment read across threads, shapes that do not share
+// out evenly) are left as they are for the generic SIMT path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/IR/Walk.h"
+#include "tile/Transforms/ExprUtils.h"
+#include "tile/Transforms/Pass.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include <functional>
+
+using namespace tile;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+
+#define GET_TILE_PASS_DECLS
+#include "SIMTPasses.inc"
+
+namespace tile {
+void registerCUDAOps(OpRegistry &R);
+} // namespace tile
+
+namespace {
+
+using Stmts = std::vector<StmtPtr>;
+
+enum class Layout { Distributed, Replicated };
+
+struct FragInfo {
+  std::vector<int64_t> Shape;
+  int64_t Elems = 1;
+  Layout L = Layout::Replicated;
+  /// Largest vector width its global copies allow (elements).
+  int64_t MaxVec = 16;
+  bool Copied = false, CopiedIn = false;
+};
+
+/// A parallel loop the pass rewrites.
+struct LoopPlan {
+  Layout L;
+  std::vector<int64_t> Extents;
+};
+
+bool isPow2(int64_t X) { return X > 0 && (X & (X - 1)) == 0; }
+
+/// Indices of the dimensions of \p Shape with extent other than 1.
+std::vector<unsigned> nonUnitDims(llvm::ArrayRef<int64_t> Shape) {
+  std::vector<unsigned> Out;
+  for (unsigned D = 0; D != Shape.size(); ++D)
+    if (Shape[D] != 1)
+      Out.push_back(D);
+  return Out;
+}
+
+std::vector<int64_t> nonUnitExtents(llvm::ArrayRef<int64_t> Shape) {
+  std::vector<int64_t> Out;
+  for (int64_t E : Shape)
+    if (E != 1)
+      Out.push_back(E);
+  return Out;
+}
+
+/// Element types that move as vectors (held in registers as stored).
+bool vectorizable(DType T) {
+  return !isBool(T) && T != DType::F8E4M3 && T != DType::F8E5M2;
+}
+
+class RegisterLowering {
+public:
+  RegisterLowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
+                   int64_t WarpSize, int64_t VectorBytes, int64_t MaxPerThread)
+      : Names(F), K(K), Ops(Ops), WarpSize(WarpSize), VectorBytes(VectorBytes),
+        MaxPerThread(MaxPerThread) {}
+
+  /// Rewrites the kernel; false (and the kernel untouched) when it does not
+  /// qualify.
+  bool run() {
+    std::optional<int64_t> Th = K.getThreads()->getConstInt();
+    if (!Th || *Th <= 0)
+      return false;
+    T = *Th;
+    if (!analyze())
+      return false;
+    rewrite();
+    return true;
+  }
+
+private:
+  //===--- Analysis -------------------------------------------------------===//
+
+  FragInfo *frag(const BufferValue *B) {
+    auto It = Frags.find(B);
+    return It == Frags.end() ? nullptr : &It->second;
+  }
+
+  /// Fragments loaded anywhere in expression \p E.
+  void fragLoads(const Expr &E, llvm::function_ref<void(const LoadExpr &)> Fn) {
+    if (const auto *L = dyn_cast<LoadExpr>(&E))
+      if (frag(L->getBuffer()))
+        Fn(*L);
+    forEachChild(E, [&](const Expr &C) { fragLoads(C, Fn); });
+  }
+
+  bool analyze() {
+    // Fragments and their constant shapes.
+    bool OK = true;
+    walkStmts(K.getBody(), [&](const Stmt &S) {
+      const auto *A = dyn_cast<AllocStmt>(&S);
+      if (!A || A->getBuffer()->getScope() != MemScope::Fragment)
+        return;
+      std::optional<std::vector<int64_t>> Shape = A->getBuffer()->getConstShape();
+      if (!Shape) {
+        OK = false;
+        return;
+      }
+      FragInfo I;
+      I.Shape = *Shape;
+      for (int64_t E : *Shape)
+        I.Elems *= E;
+      Frags[A->getBuffer()] = I;
+    });
+    if (!OK || Frags.empty())
+      return false;
+    // Layouts from the ops.
+    llvm::DenseSet<const BufferValue *> ReduceDst;
+    OK = true;
+    walkStmts(K.getBody(), [&](const Stmt &S) {
+      const auto *Op = dyn_cast<OpStmt>(&S);
+      if (!Op || !OK)
+        return;
+      OK = classifyOp(*Op, ReduceDst);
+    });
+    if (!OK)
+      return false;
+    for (auto &[B, I] : Frags) {
+      if (ReduceDst.count(B)) {
+        // Replicated: it may be copied out (every thread holds it all, so
+        // the generic lowering may share the copy out), not in.
+        I.L = Layout::Replicated;
+        if (I.CopiedIn)
+          return false;
+      } else if (I.Copied || Distributed.count(B) ||
+                 (I.Elems >= T && I.Elems % T == 0)) {
+        I.L = Layout::Distributed;
+      } else {
+        I.L = Layout::Replicated;
+      }
+      if (I.L == Layout::Replicated && I.Elems > MaxPerThread)
+        return false;
+      if (I.L == Layout::Replicated && Distributed.count(B))
+        return false;
+    }
+    // Copies out of replicated fragments stay for tile-lower-tile-ops.
+    llvm::erase_if(Copies, [&](const OpStmt *Op) {
+      return !isDist(Op->getOperand("src").R.Buf) &&
+             !isDist(Op->getOperand("dst").R.Buf);
+    });
+    if (!chooseVectorWidth())
+      return false;
+    // Statements: fragment uses outside ops.
+    if (!checkBlock(K.getBody()))
+      return false;
+    for (const OpStmt *R : Reduces)
+      if (!checkReduce(*R))
+        return false;
+    return true;
+  }
+
+  bool classifyOp(const OpStmt &Op,
+                  llvm::DenseSet<const BufferValue *> &ReduceDst) {
+    llvm::StringRef N = Op.getName();
+    auto FragRegion = [&](const Region &R) { return frag(R.Buf) != nullptr; };
+    bool Touches = false;
+    for (const OpOperand &O : Op.getOperands()) {
+      if (O.Kind == OperandKind::Region)
+        Touches |= FragRegion(O.R);
+      else
+        fragLoads(*O.E, [&](const LoadExpr &) { Touches = true; });
+    }
+    if (!Touches)
+      return true;
+    if (N == "copy") {
+      const Region &S = Op.getOperand("src").R, &D = Op.getOperand("dst").R;
+      bool SF = FragRegion(S), DF = FragRegion(D);
+      if (SF == DF)
+        return false;
+      const Region &F = SF ? S : D, &G = SF ? D : S;
+      if (!F.isWholeBuffer() || G.Buf->getScope() != MemScope::Global)
+        return false;
+      FragInfo &I = *frag(F.Buf);
+      I.Copied = true;
+      I.CopiedIn |= DF;
+      DType GT = G.Buf->getDType();
+      int64_t W = vectorizable(GT) && vectorizable(F.Buf->getDType())
+                      ? std::max<int64_t>(1, VectorBytes / getDTypeBytes(GT))
+                      : 1;
+      I.MaxVec = std::min(I.MaxVec, W);
+      Copies.push_back(&Op);
+      return true;
+    }
+    if (N == "fill" || N == "clear") {
+      const Region &D = Op.getOperand("dst").R;
+      if (!D.isWholeBuffer())
+        return false;
+      if (N == "fill")
+        return !fragUsedIn(*Op.getOperand("value").E);
+      return true;
+    }
+    if (N == "reduce") {
+      const Region &S = Op.getOperand("src").R, &D = Op.getOperand("dst").R;
+      if (!FragRegion(S) || !FragRegion(D) || !S.isWholeBuffer() ||
+          !D.isWholeBuffer())
+        return false;
+      Distributed.insert(S.Buf);
+      ReduceDst.insert(D.Buf);
+      Reduces.push_back(&Op);
+      return true;
+    }
+    return false;
+  }
+
+  bool fragUsedIn(const Expr &E) {
+    bool Found = false;
+    fragLoads(E, [&](const LoadExpr &) { Found = true; });
+    return Found;
+  }
+
+  /// One vector width for the kernel: the smallest its copies allow,
+  /// halved until every distributed fragment shares out in whole chunks.
+  bool chooseVectorWidth() {
+    V = 0;
+    for (auto &[B, I] : Frags)
+      if (I.L == Layout::Distributed && I.Copied)
+        V = V ? std::min(V, I.MaxVec) : I.MaxVec;
+    if (!V)
+      V = 1;
+    auto Fits = [&](int64_t W) {
+      for (auto &[B, I] : Frags) {
+        if (I.L != Layout::Distributed)
+          continue;
+        std::vector<int64_t> NU = nonUnitExtents(I.Shape);
+        if (I.Elems % (T * W) != 0 || NU.empty() || NU.back() % W != 0)
+          return false;
+      }
+      return true;
+    };
+    while (V > 1 && !Fits(V))
+      V /= 2;
+    if (!Fits(V))
+      return false;
+    for (auto &[B, I] : Frags)
+      if (I.L == Layout::Distributed && I.Elems / T > MaxPerThread)
+        return false;
+    return true;
+  }
+
+  bool isDist(const BufferValue *B) {
+    FragInfo *I = frag(B);
+    return I && I->L == Layout::Distributed;
+  }
+
+  /// Statements outside parallel loops: distributed fragments only through
+  /// ops; replicated fragments anywhere.
+  bool checkBlock(const Block &B) {
+    for (const StmtPtr &S : B.Stmts) {
+      if (const auto *F = dyn_cast<ForStmt>(S.get());
+          F && F->getLoopKind() == LoopKind::Parallel) {
+        if (!checkParallel(*F))
+          return false;
+        continue;
+      }
+      if (isa<OpStmt>(*S))
+        continue; // classified above
+      if (const auto *St = dyn_cast<StoreStmt>(S.get()))
+        if (isDist(St->getBuffer()))
+          return false;
+      bool Bad = false;
+      forEachExprSlot(const_cast<Stmt &>(*S), [&](ExprPtr &E) {
+        fragLoads(*E, [&](const LoadExpr &L) { Bad |= isDist(L.getBuffer()); });
+      });
+      if (Bad)
+        return false;
+      for (Block *N : getNestedBlocks(const_cast<Stmt &>(*S)))
+        if (!checkBlock(*N))
+          return false;
+    }
+    return true;
+  }
+
+  /// Whether index \p E of a distributed access is loop variable \p Var
+  /// (or 0 for a unit dimension).
+  static bool isVar(const Expr &E, const Value *Var) {
+    const auto *R = dyn_cast<RefExpr>(&E);
+    return R && R->getValue() == Var;
+  }
+
+  bool checkParallel(const ForStmt &F) {
+    std::vector<int64_t> Ext;
+    int64_t Total = 1;
+    for (const LoopDim &D : F.getDims()) {
+      std::optional<int64_t> C = D.Hi->getConstInt();
+      if (!C)
+        return !touchesFragments(F);
+      Ext.push_back(*C);
+      Total *= *C;
+    }
+    bool AnyDist = false, AnyFrag = false, RepWrite = false, OK = true,
+         SideEffects = false;
+    std::vector<unsigned> NULoop = nonUnitDims(Ext);
+    auto CheckDistAccess = [&](const BufferValue *B, llvm::ArrayRef<ExprPtr> Idx) {
+      const FragInfo &I = *frag(B);
+      if (I.Elems != Total || nonUnitExtents(I.Shape) != nonUnitExtents(Ext)) {
+        OK = false;
+        return;
+      }
+      std::vector<unsigned> NUF = nonUnitDims(I.Shape);
+      for (unsigned D = 0; D != Idx.size(); ++D) {
+        auto P = llvm::find(NUF, D);
+        if (P == NUF.end()) {
+          // A unit dimension: 0, or a unit loop variable.
+          bool Zero = ex::isConst(*Idx[D], 0);
+          for (unsigned L = 0; L != Ext.size() && !Zero; ++L)
+            Zero = Ext[L] == 1 && isVar(*Idx[D], F.getDims()[L].Var.get());
+          OK &= Zero;
+        } else {
+          OK &= isVar(*Idx[D], F.getDims()[NULoop[P - NUF.begin()]].Var.get());
+        }
+      }
+    };
+    std::function<void(const Block &)> Walk = [&](const Block &B) {
+      for (const StmtPtr &S : B.Stmts) {
+        if (const auto *Fo = dyn_cast<ForStmt>(S.get());
+            Fo && Fo->getLoopKind() == LoopKind::Parallel)
+          OK = false;
+        if (isa<OpStmt>(*S))
+          SideEffects = true;
+        if (const auto *St = dyn_cast<StoreStmt>(S.get())) {
+          if (FragInfo *I = frag(St->getBuffer())) {
+            AnyFrag = true;
+            if (I->L == Layout::Distributed) {
+              AnyDist = true;
+              CheckDistAccess(St->getBuffer(), St->getIndices());
+            } else {
+              RepWrite = true;
+            }
+          } else if (St->getBuffer()->getScope() != MemScope::Var &&
+                     St->getBuffer()->getScope() != MemScope::Local) {
+            SideEffects = true;
+          }
+        }
+        forEachExprSlot(const_cast<Stmt &>(*S), [&](ExprPtr &E) {
+          fragLoads(*E, [&](const LoadExpr &L) {
+            AnyFrag = true;
+            if (isDist(L.getBuffer())) {
+              AnyDist = true;
+              CheckDistAccess(L.getBuffer(), L.getIndices());
+            }
+          });
+        });
+        for (Block *N : getNestedBlocks(const_cast<Stmt &>(*S)))
+          Walk(*N);
+      }
+    };
+    Walk(F.getBody());
+    if (!OK)
+      return false;
+    if (!AnyFrag)
+      return true; // left to the generic path
+    if (AnyDist) {
+      if (RepWrite)
+        return false;
+      Loops[&F] = {Layout::Distributed, Ext};
+      return true;
+    }
+    // Only replicated fragments. Read only: any thread may run any
+    // iteration, so the loop stays for tile-lower-to-simt to share out.
+    // Written: every thread runs every iteration, which is only right
+    // without side effects outside the thread.
+    if (!RepWrite)
+      return true;
+    if (SideEffects || Total > MaxPerThread)
+      return false;
+    Loops[&F] = {Layout::Replicated, Ext};
+    return true;
+  }
+
+  bool touchesFragments(const ForStmt &F) {
+    bool Found = false;
+    walkStmts(F.getBody(), [&](const Stmt &S) {
+      if (const auto *St = dyn_cast<StoreStmt>(&S))
+        Found |= frag(St->getBuffer()) != nullptr;
+      forEachExprSlot(const_cast<Stmt &>(S), [&](ExprPtr &E) {
+        Found |= fragUsedIn(*E);
+      });
+    });
+    return Found;
+  }
+
+  bool checkReduce(const OpStmt &Op) {
+    const FragInfo &S = *frag(Op.getOperand("src").R.Buf);
+    const FragInfo &D = *frag(Op.getOperand("dst").R.Buf);
+    unsigned Dim = Op.getAttrOrDefault("dim").getInt();
+    DType Ty = Op.getOperand("dst").R.Buf->getDType();
+    if (S.L != Layout::Distributed || D.L != Layout::Replicated ||
+        Dim + 1 != S.Shape.size() || getDTypeBits(Ty) > 32 || isBool(Ty))
+      return false;
+    int64_t C = S.Shape.back();
+    if (C % (T * V) != 0 || !isPow2(T) || (T > WarpSize && T % WarpSize != 0))
+      return false;
+    std::vector<int64_t> Rows(S.Shape.begin(), S.Shape.end() - 1);
+    return D.Elems == S.Elems / C && nonUnitExtents(Rows) == nonUnitExtents(D.Shape);
+  }
+
+  //===--- Building blocks ------------------------------------------------===//
+
+  static Block block(Stmts S) {
+    Block B;
+    B.Stmts = std::move(S);
+    return B;
+  }
+
+  static StmtPtr ifThen(ExprPtr Cond, Stmts Then, std::optional<Stmts> Else = {}) {
+    std::optional<Block> E;
+    if (Else)
+      E = block(std::move(*Else));
+    return std::make_unique<IfStmt>(std::move(Cond), block(std::move(Then)),
+                                    std::move(E));
+  }
+
+  StmtPtr unroll(llvm::StringRef Name, int64_t Lo, int64_t Hi,
+                 llvm::function_ref<Stmts(Value *)> Body) {
+    LoopDim D;
+    D.Var = std::make_unique<Value>(Value::Kind::LoopVar, Names.fresh(Name),
+                                    DType::I32, llvm::SMLoc());
+    D.Lo = ex::intLit(Lo);
+    D.Hi = ex::intLit(Hi);
+    Value *Var = D.Var.get();
+    NonNeg.insert(Var);
+    std::vector<LoopDim> Dims;
+    Dims.push_back(std::move(D));
+    return std::make_unique<ForStmt>(LoopKind::Unroll, std::move(Dims), nullptr,
+                                     AttributeList(), block(Body(Var)));
+  }
+
+  BufferValue *allocTop(llvm::StringRef Name, MemScope Scope, DType Ty,
+                        int64_t N) {
+    std::vector<ExprPtr> Shape;
+    Shape.push_back(ex::intLit(N));
+    auto B = std::make_unique<BufferValue>(Names.fresh(Name), Ty, Scope,
+                                           std::move(Shape),
+                                           std::vector<ExprPtr>(), false,
+                                           llvm::SMLoc());
+    BufferValue *P = B.get();
+    TopAllocs.push_back(std::make_unique<AllocStmt>(std::move(B), AttributeList()));
+    return P;
+  }
+
+  static StmtPtr store(BufferValue *B, std::vector<ExprPtr> Idx, ExprPtr V) {
+    V = ex::castTo(std::move(V), B->getDType());
+    return std::make_unique<StoreStmt>(B, std::move(Idx), std::move(V));
+  }
+
+  static std::vector<ExprPtr> one(ExprPtr E) {
+    std::vector<ExprPtr> V;
+    V.push_back(std::move(E));
+    return V;
+  }
+
+  static ExprPtr div(ExprPtr A, int64_t B) {
+    return B == 1 ? std::move(A) : ex::binary(BinaryOp::Div, std::move(A), ex::intLit(B));
+  }
+  static ExprPtr rem(ExprPtr A, int64_t B) {
+    return ex::binary(BinaryOp::Rem, std::move(A), ex::intLit(B));
+  }
+
+  /// The indices, in a buffer of \p Shape, of the element a thread holds
+  /// as local element C * V + Vv (Vv null for 0): linear index
+  /// e = C * T * V + %tx * V + Vv, split so that the parts known at compile
+  /// time after unrolling stay separate from the thread's part.
+  std::vector<ExprPtr> elementIndex(llvm::ArrayRef<int64_t> Shape, Value *C,
+                                    Value *Vv) {
+    std::vector<unsigned> NU = nonUnitDims(Shape);
+    std::vector<ExprPtr> Idx(Shape.size());
+    for (ExprPtr &I : Idx)
+      I = ex::intLit(0);
+    if (NU.empty())
+      return Idx;
+    int64_t TV = T * V, Inner = Shape[NU.back()];
+    auto VPart = [&]() { return Vv ? ex::ref(Vv) : ex::intLit(0); };
+    auto Lane = [&]() { return ex::mul(ex::ref(Tid), ex::intLit(V)); };
+    ExprPtr In, Outer;
+    if (Inner % TV == 0) {
+      ExprPtr Base = ex::mul(ex::ref(C), ex::intLit(TV));
+      In = ex::add(ex::add(rem(Base->clone(), Inner), Lane()), VPart());
+      Outer = div(std::move(Base), Inner);
+    } else if (TV % Inner == 0) {
+      In = ex::add(rem(Lane(), Inner), VPart());
+      Outer = ex::add(ex::mul(ex::ref(C), ex::intLit(TV / Inner)),
+                      div(Lane(), Inner));
+    } else {
+      ExprPtr E = ex::add(ex::add(ex::mul(ex::ref(C), ex::intLit(TV)), Lane()),
+                          VPart());
+      In = rem(E->clone(), Inner);
+      Outer = div(std::move(E), Inner);
+    }
+    Idx[NU.back()] = std::move(In);
+    // The outer dimensions, row-major.
+    int64_t Stride = 1;
+    for (size_t P = NU.size() - 1; P-- > 0;) {
+      ExprPtr I = div(Outer->clone(), Stride);
+      if (P != 0)
+        I = rem(std::move(I), Shape[NU[P]]);
+      Idx[NU[P]] = std::move(I);
+      Stride *= Shape[NU[P]];
+    }
+    return Idx;
+  }
+
+  /// Row-major indices of linear element \p L of \p Shape.
+  static std::vector<ExprPtr> delinearize(llvm::ArrayRef<int64_t> Shape,
+                                          const Expr &L) {
+    std::vector<ExprPtr> Idx(Shape.size());
+    int64_t Stride = 1;
+    for (size_t D = Shape.size(); D-- > 0;) {
+      ExprPtr I = Shape[D] == 1 ? ex::intLit(0) : div(L.clone(), Stride);
+      if (D != 0 && Shape[D] != 1)
+        I = rem(std::move(I), Shape[D]);
+      Idx[D] = std::move(I);
+      Stride *= Shape[D];
+    }
+    return Idx;
+  }
+
+  ExprPtr localIndex(Value *C, Value *Vv) {
+    ExprPtr I = ex::mul(ex::ref(C), ex::intLit(V));
+    return Vv ? ex::add(std::move(I), ex::ref(Vv)) : std::move(I);
+  }
+
+  bool isNonNeg(const Expr &E) const {
+    if (std::optional<int64_t> C = E.getConstInt())
+      return *C >= 0;
+    if (const auto *R = dyn_cast<RefExpr>(&E)) {
+      Value::Kind Kd = R->getValue()->getKind();
+      return Kd == Value::Kind::Dim || Kd == Value::Kind::BlockIdx ||
+             Kd == Value::Kind::ThreadIdx || NonNeg.count(R->getValue());
+    }
+    if (const auto *B = dyn_cast<BinaryExpr>(&E))
+      return (B->getOp() == BinaryOp::Add || B->getOp() == BinaryOp::Mul ||
+              B->getOp() == BinaryOp::Div || B->getOp() == BinaryOp::Rem) &&
+             isNonNeg(*B->getLHS()) && isNonNeg(*B->getRHS());
+    return false;
+  }
+
+  //===--- Copies ---------------------------------------------------------===//
+
+  /// A global region paired with a distributed fragment.
+  struct GlobalSide {
+    const Region *R;
+    std::vector<const Expr *> Ext;
+    /// Per global dimension: the fragment dimension indexing it, or -1.
+    std::vector<int> FragDim;
+    bool Vector = false;
+  };
+
+  GlobalSide pairGlobal(const Region &G, const Region &F) {
+    GlobalSide S;
+    S.R = &G;
+    S.Ext = getRegionExtentExprs(G, &F);
+    const FragInfo &I = *frag(F.Buf);
+    std::vector<unsigned> NUF = nonUnitDims(I.Shape);
+    unsigned P = 0;
+    for (const Expr *E : S.Ext) {
+      bool Unit = !E || ex::isConst(*E, 1);
+      S.FragDim.push_back(!Unit && P < NUF.size() ? int(NUF[P++]) : -1);
+    }
+    S.Vector = V > 1 && G.Buf->getStrides().empty() && !S.FragDim.empty() &&
+               S.FragDim.back() == int(NUF.back()) &&
+               vectorizable(G.Buf->getDType()) && vectorizable(F.Buf->getDType());
+    return S;
+  }
+
+  std::vector<ExprPtr> globalIndex(const GlobalSide &S,
+                                   const std::vector<ExprPtr> &FragIdx) {
+    std::vector<ExprPtr> Idx;
+    for (unsigned D = 0; D != S.FragDim.size(); ++D) {
+      ExprPtr I = S.R->isWholeBuffer() ? ex::intLit(0)
+                                       : S.R->Indices[D].Offset->clone();
+      if (S.FragDim[D] >= 0)
+        I = ex::add(std::move(I), FragIdx[S.FragDim[D]]->clone());
+      Idx.push_back(std::move(I));
+    }
+    return Idx;
+  }
+
+  ExprPtr inRange(const GlobalSide &S, const std::vector<ExprPtr> &Idx) {
+    ExprPtr C;
+    for (unsigned D = 0; D != Idx.size(); ++D) {
+      if (!isNonNeg(*Idx[D]))
+        C = ex::land(std::move(C), ex::ge(Idx[D]->clone(), ex::intLit(0)));
+      C = ex::land(std::move(C),
+                   ex::lt(Idx[D]->clone(), S.R->Buf->getShape()[D]->clone()));
+    }
+    return C ? std::move(C) : ex::boolLit(true);
+  }
+
+  ExprPtr tileInRange(const GlobalSide &S) {
+    ExprPtr C;
+    for (unsigned D = 0; D != S.FragDim.size(); ++D) {
+      ExprPtr Off = S.R->isWholeBuffer() ? ex::intLit(0)
+                                         : S.R->Indices[D].Offset->clone();
+      if (!isNonNeg(*Off))
+        C = ex::land(std::move(C), ex::ge(Off->clone(), ex::intLit(0)));
+      ExprPtr End = ex::add(std::move(Off), S.Ext[D] ? S.Ext[D]->clone()
+                                                     : ex::intLit(1));
+      C = ex::land(std::move(C),
+                   ex::le(std::move(End), S.R->Buf->getShape()[D]->clone()));
+    }
+    return C ? std::move(C) : ex::boolLit(true);
+  }
+
+  /// Per thread: `if (tile in range) { whole chunks, as vectors } else {
+  /// element by element, guarded }`.
+  Stmts lowerCopy(const OpStmt &Op) {
+    const Region &SR = Op.getOperand("src").R, &DR = Op.getOperand("dst").R;
+    bool Load = frag(DR.Buf) != nullptr;
+    const Region &F = Load ? DR : SR, &G = Load ? SR : DR;
+    GlobalSide S = pairGlobal(G, F);
+    const FragInfo &I = *frag(F.Buf);
+    BufferValue *FB = F.Buf, *GB = G.Buf;
+    int64_t Chunks = I.Elems / (T * V);
+    auto Element = [&](Value *C, Value *Vv, bool Guard) {
+      std::vector<ExprPtr> FI = elementIndex(I.Shape, C, Vv);
+      std::vector<ExprPtr> GI = globalIndex(S, FI);
+      Stmts Out;
+      if (Load) {
+        ExprPtr Cond = Guard ? inRange(S, GI) : nullptr;
+        StmtPtr Ld = store(FB, one(localIndex(C, Vv)), ex::load(GB, std::move(GI)));
+        if (!Cond) {
+          Out.push_back(std::move(Ld));
+        } else {
+          Stmts Then, Else;
+          Then.push_back(std::move(Ld));
+          Else.push_back(store(FB, one(localIndex(C, Vv)), ex::zero(FB->getDType())));
+          Out.push_back(ifThen(std::move(Cond), std::move(Then), std::move(Else)));
+        }
+      } else {
+        ExprPtr Cond = Guard ? inRange(S, GI) : nullptr;
+        StmtPtr St = store(GB, std::move(GI), ex::load(FB, one(localIndex(C, Vv))));
+        if (!Cond) {
+          Out.push_back(std::move(St));
+        } else {
+          Stmts Then;
+          Then.push_back(std::move(St));
+          Out.push_back(ifThen(std::move(Cond), std::move(Then)));
+        }
+      }
+      return Out;
+    };
+    auto Elements = [&](bool Guard) {
+      Stmts Out;
+      Out.push_back(unroll("c", 0, Chunks, [&](Value *C) {
+        if (V == 1)
+          return Element(C, nullptr, Guard);
+        Stmts In;
+        In.push_back(unroll("v", 0, V, [&](Value *Vv) {
+          return Element(C, Vv, Guard);
+        }));
+        return In;
+      }));
+      return Out;
+    };
+    Stmts Fast;
+    if (S.Vector) {
+      Fast.push_back(unroll("c", 0, Chunks, [&](Value *C) {
+        std::vector<ExprPtr> GI = globalIndex(S, elementIndex(I.Shape, C, nullptr));
+        std::vector<OpOperand> Ops(2);
+        Region GRg, FRg;
+        GRg.Buf = GB;
+        for (ExprPtr &X : GI)
+          GRg.Indices.push_back({std::move(X), nullptr});
+        FRg.Buf = FB;
+        FRg.Indices.push_back({localIndex(C, nullptr), nullptr});
+        Ops[0].Kind = Ops[1].Kind = OperandKind::Region;
+        Ops[0].R = Load ? std::move(GRg) : std::move(FRg);
+        Ops[1].R = Load ? std::move(FRg) : std::move(GRg);
+        AttributeList Attrs;
+        Attrs.set("width", Attribute::getInt(V));
+        Stmts Out;
+        Out.push_back(std::make_unique<OpStmt>(
+            this->Ops.lookup(Load ? "cuda.vload" : "cuda.vstore"), std::move(Ops),
+            std::move(Attrs), Op.getLoc()));
+        return Out;
+      }));
+    } else {
+      Fast = Elements(false);
+    }
+    Stmts Out;
+    Out.push_back(ifThen(tileInRange(S), std::move(Fast), Elements(true)));
+    return Out;
+  }
+
+  //===--- Fills ----------------------------------------------------------===//
+
+  Stmts lowerFill(const OpStmt &Op) {
+    const Region &D = Op.getOperand("dst").R;
+    const FragInfo &I = *frag(D.Buf);
+    const Expr *Val = Op.getName() == "fill" ? Op.getOperand("value").E.get() : nullptr;
+    auto Value_ = [&]() { return Val ? Val->clone() : ex::zero(D.Buf->getDType()); };
+    int64_t N = I.L == Layout::Distributed ? I.Elems / T : I.Elems;
+    Stmts Out;
+    Out.push_back(unroll("e", 0, N, [&](Value *E) {
+      Stmts S;
+      std::vector<ExprPtr> Idx;
+      if (I.L == Layout::Distributed)
+        Idx = one(ex::ref(E));
+      else
+        Idx = delinearize(I.Shape, *ex::ref(E));
+      S.push_back(store(D.Buf, std::move(Idx), Value_()));
+      return S;
+    }));
+    return Out;
+  }
+
+  //===--- Parallel loops -------------------------------------------------===//
+
+  /// Replaces uses of loop variables by \p Map and distributed fragment
+  /// accesses by local element \p Local, everywhere in \p B.
+  void remapBody(Block &B, const llvm::DenseMap<const Value *, Value *> &Map,
+                 Value *C, Value *Vv) {
+    auto Fix = [&](ExprPtr &Slot) {
+      rewriteExpr(Slot, [&](ExprPtr E) -> ExprPtr {
+        if (auto *R = dyn_cast<RefExpr>(E.get()))
+          if (Value *N = Map.lookup(R->getValue()))
+            R->setValue(N);
+        if (auto *L = dyn_cast<LoadExpr>(E.get()))
+          if (isDist(L->getBuffer()))
+            L->getIndicesMutable() = one(localIndex(C, Vv));
+        return E;
+      });
+    };
+    walkStmts(B, [&](Stmt &S) {
+      forEachExprSlot(S, Fix);
+      if (auto *St = dyn_cast<StoreStmt>(&S))
+        if (isDist(St->getBuffer()))
+          St->getIndicesMutable() = one(localIndex(C, Vv));
+    });
+  }
+
+  Stmts lowerParallel(ForStmt &F, const LoopPlan &P) {
+    Stmts Out;
+    std::vector<LoopDim> &Dims = F.getDimsMutable();
+    if (P.L == Layout::Replicated) {
+      // Every thread runs every iteration: nested unrolled loops.
+      Block Body = std::move(F.getBodyMutable());
+      for (size_t D = Dims.size(); D-- > 0;) {
+        LoopDim L = std::move(Dims[D]);
+        L.Lo = ex::intLit(0);
+        NonNeg.insert(L.Var.get());
+        std::vector<LoopDim> One;
+        One.push_back(std::move(L));
+        auto Loop = std::make_unique<ForStmt>(LoopKind::Unroll, std::move(One),
+                                              nullptr, AttributeList(),
+                                              std::move(Body), F.getLoc());
+        Body = Block();
+        Body.Stmts.push_back(std::move(Loop));
+      }
+      for (StmtPtr &S : Body.Stmts)
+        Out.push_back(std::move(S));
+      return Out;
+    }
+    int64_t Total = 1;
+    for (int64_t E : P.Extents)
+      Total *= E;
+    int64_t Chunks = Total / (T * V);
+    Block Body = std::move(F.getBodyMutable());
+    auto Inner = [&](Value *C, Value *Vv) {
+      Stmts S;
+      std::vector<ExprPtr> Idx = elementIndex(P.Extents, C, Vv);
+      llvm::DenseMap<const Value *, Value *> Map;
+      // The loop variables become lets of the same names.
+      for (unsigned D = 0; D != Dims.size(); ++D) {
+        auto Var = std::make_unique<Value>(Value::Kind::Let,
+                                           Dims[D].Var->getName(), DType::I32,
+                                           Dims[D].Var->getLoc());
+        NonNeg.insert(Var.get());
+        Map[Dims[D].Var.get()] = Var.get();
+        S.push_back(std::make_unique<LetStmt>(std::move(Var), std::move(Idx[D])));
+      }
+      remapBody(Body, Map, C, Vv);
+      for (StmtPtr &X : Body.Stmts)
+        S.push_back(std::move(X));
+      return S;
+    };
+    Out.push_back(unroll("c", 0, Chunks, [&](Value *C) {
+      if (V == 1)
+        return Inner(C, nullptr);
+      Stmts In;
+      In.push_back(unroll("v", 0, V, [&](Value *Vv) { return Inner(C, Vv); }));
+      return In;
+    }));
+    return Out;
+  }
+
+  //===--- Reductions -----------------------------------------------------===//
+
+  /// What the parts of a reduce's lowering share.
+  struct ReduceInfo {
+    BufferValue *Src, *Dst;
+    std::string Kind;
+    bool Clear;
+    DType Ty;
+    int64_t Rows, PerRow;
+  };
+
+  ReduceInfo reduceInfo(const OpStmt &Op) {
+    ReduceInfo R;
+    R.Src = Op.getOperand("src").R.Buf;
+    R.Dst = Op.getOperand("dst").R.Buf;
+    R.Kind = Op.getAttrOrDefault("kind").getStr().str();
+    R.Clear = Op.getAttrOrDefault("clear").getBool();
+    R.Ty = R.Dst->getDType();
+    const FragInfo &SI = *frag(R.Src);
+    int64_t C = SI.Shape.back();
+    R.Rows = SI.Elems / C;
+    R.PerRow = C / T;
+    return R;
+  }
+
+  static ExprPtr combine(const ReduceInfo &R, ExprPtr A, ExprPtr B) {
+    if (R.Kind == "sum" || R.Kind == "abssum")
+      return ex::add(std::move(A), std::move(B));
+    std::vector<ExprPtr> Args;
+    Args.push_back(std::move(A));
+    Args.push_back(std::move(B));
+    return ex::call(R.Kind == "min" ? Intrinsic::Min : Intrinsic::Max,
+                    std::move(Args));
+  }
+
+  /// The value that combining with leaves anything unchanged.
+  static ExprPtr identity(const ReduceInfo &R) {
+    if (R.Kind == "min")
+      return ex::highest(R.Ty);
+    if (R.Kind == "max")
+      return ex::lowest(R.Ty);
+    return ex::zero(R.Ty); // sum, abssum, absmax (|x| >= 0)
+  }
+
+  /// Part[r] = the thread's elements of row r combined (into Part[r] as it
+  /// is when \p Accumulate).
+  Stmts threadPartial(const ReduceInfo &R, BufferValue *Part, bool Accumulate) {
+    auto Elem = [&](ExprPtr LocalIdx) {
+      ExprPtr X = ex::castTo(ex::load(R.Src, one(std::move(LocalIdx))), R.Ty);
+      if (llvm::StringRef(R.Kind).starts_with("abs"))
+        X = ex::call(Intrinsic::Abs, one(std::move(X)));
+      return X;
+    };
+    Stmts Out;
+    Out.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
+      Stmts S;
+      ExprPtr First = ex::mul(ex::ref(Row), ex::intLit(R.PerRow));
+      int64_t From = 0;
+      if (!Accumulate) {
+        S.push_back(store(Part, one(ex::ref(Row)), Elem(First->clone())));
+        From = 1;
+      }
+      if (R.PerRow > From)
+        S.push_back(unroll("q", From, R.PerRow, [&](Value *Q) {
+          Stmts In;
+          In.push_back(store(Part, one(ex::ref(Row)),
+                             combine(R, ex::load(Part, one(ex::ref(Row))),
+                                     Elem(ex::add(First->clone(), ex::ref(Q))))));
+          return In;
+        }));
+      return S;
+    }));
+    return Out;
+  }
+
+  /// Combines Part[r] over the block's threads, leaving the result in every
+  /// thread's Part[r]: a butterfly of shuffles within each warp; across
+  /// warps, one shared slot per warp and row, a barrier, every lane reading
+  /// warp (lane % W)'s slot and a butterfly over W lanes, and a barrier
+  /// before the slots may be written again.
+  Stmts acrossThreads(const ReduceInfo &R, BufferValue *Part, llvm::SMLoc Loc) {
+    int64_t Lanes = std::min(T, WarpSize), Warps = T / Lanes;
+    BufferValue *Tmp = allocTop("shfl", MemScope::Local, R.Ty, 1);
+    auto Butterfly = [&](Stmts &S, Value *Row, int64_t Width) {
+      for (int64_t O = Width / 2; O >= 1; O /= 2) {
+        std::vector<OpOperand> Operands(2);
+        Operands[0].Kind = OperandKind::Expr;
+        Operands[0].E = ex::load(Part, one(ex::ref(Row)));
+        Operands[1].Kind = OperandKind::Region;
+        Operands[1].R.Buf = Tmp;
+        Operands[1].R.Indices.push_back({ex::intLit(0), nullptr});
+        AttributeList Attrs;
+        Attrs.set("offset", Attribute::getInt(O));
+        S.push_back(std::make_unique<OpStmt>(Ops.lookup("cuda.shfl_xor"),
+                                             std::move(Operands), std::move(Attrs),
+                                             Loc));
+        S.push_back(store(Part, one(ex::ref(Row)),
+                          combine(R, ex::load(Part, one(ex::ref(Row))),
+                                  ex::load(Tmp, one(ex::intLit(0))))));
+      }
+    };
+    Stmts Out;
+    Out.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
+      Stmts S;
+      Butterfly(S, Row, Lanes);
+      return S;
+    }));
+    if (Warps > 1) {
+      BufferValue *Red = allocTop("red", MemScope::Shared, R.Ty, R.Rows * Warps);
+      auto Slot = [&](Value *Row, ExprPtr Warp) {
+        return one(ex::add(ex::mul(ex::ref(Row), ex::intLit(Warps)), std::move(Warp)));
+      };
+      Stmts Write;
+      Write.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
+        Stmts S;
+        S.push_back(store(Red, Slot(Row, div(ex::ref(Tid), Lanes)),
+                          ex::load(Part, one(ex::ref(Row)))));
+        return S;
+      }));
+      Out.push_back(ifThen(ex::binary(BinaryOp::Eq, rem(ex::ref(Tid), Lanes),
+                                      ex::intLit(0)),
+                           std::move(Write)));
+      Out.push_back(barrier());
+      Out.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
+        Stmts S;
+        S.push_back(store(Part, one(ex::ref(Row)),
+                          ex::load(Red, Slot(Row, rem(ex::ref(Tid), Warps)))));
+        Butterfly(S, Row, Warps);
+        return S;
+      }));
+      Out.push_back(barrier());
+    }
+    return Out;
+  }
+
+  /// dst[r] = Part[r], or dst[r] combined with it without `clear`.
+  Stmts writeBack(const ReduceInfo &R, BufferValue *Part) {
+    const FragInfo &DI = *frag(R.Dst);
+    Stmts Out;
+    Out.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
+      Stmts S;
+      std::vector<ExprPtr> Idx = delinearize(DI.Shape, *ex::ref(Row));
+      ExprPtr Val = ex::load(Part, one(ex::ref(Row)));
+      if (!R.Clear) {
+        std::vector<ExprPtr> Again;
+        for (ExprPtr &X : Idx)
+          Again.push_back(X->clone());
+        Val = combine(R, ex::load(R.Dst, std::move(Again)), std::move(Val));
+      }
+      S.push_back(store(R.Dst, std::move(Idx), std::move(Val)));
+      return S;
+    }));
+    return Out;
+  }
+
+  static void append(Stmts &Out, Stmts In) {
+    for (StmtPtr &S : In)
+      Out.push_back(std::move(S));
+  }
+
+  Stmts lowerReduce(const OpStmt &Op) {
+    ReduceInfo R = reduceInfo(Op);
+    // Accumulated across the iterations of its loop: only the thread's
+    // share here, the rest after the loop.
+    if (BufferValue *Acc = Deferred.lookup(&Op))
+      return threadPartial(R, Acc, /*Accumulate=*/true);
+    BufferValue *Part = allocTop("part", MemScope::Local, R.Ty, R.Rows);
+    Stmts Out = threadPartial(R, Part, false);
+    append(Out, acrossThreads(R, Part, Op.getLoc()));
+    append(Out, writeBack(R, Part));
+    return Out;
+  }
+
+  /// Reduces without `clear` directly in the body of serial loop \p F
+  /// whose destination nothing else in the loop touches: their threads'
+  /// partials can be accumulated over the iterations and combined across
+  /// threads once, after the loop.
+  std::vector<const OpStmt *> deferrableReduces(const ForStmt &F) {
+    std::vector<const OpStmt *> Out;
+    if (F.getLoopKind() != LoopKind::Serial)
+      return Out;
+    for (const StmtPtr &S : F.getBody().Stmts) {
+      const auto *Op = dyn_cast<OpStmt>(S.get());
+      if (!Op || !llvm::is_contained(Reduces, Op) ||
+          Op->getAttrOrDefault("clear").getBool())
+        continue;
+      const BufferValue *D = Op->getOperand("dst").R.Buf;
+      bool Used = false;
+      walkStmts(F.getBody(), [&](const Stmt &X) {
+        if (&X == Op)
+          return;
+        if (const auto *St = dyn_cast<StoreStmt>(&X))
+          Used |= St->getBuffer() == D;
+        if (const auto *O = dyn_cast<OpStmt>(&X))
+          for (const OpOperand &Opd : O->getOperands())
+            Used |= Opd.Kind == OperandKind::Region && Opd.R.Buf == D;
+        forEachExprSlot(const_cast<Stmt &>(X), [&](ExprPtr &E) {
+          forEachUse(*E, [&](const Value *V) { Used |= V == D; });
+        });
+      });
+      if (!Used)
+        Out.push_back(Op);
+    }
+    return Out;
+  }
+
+  StmtPtr barrier() {
+    return std::make_unique<OpStmt>(Ops.lookup("barrier"), std::vector<OpOperand>(),
+                                    AttributeList());
+  }
+
+  //===--- Rewrite --------------------------------------------------------===//
+
+  void rewrite() {
+    if (!K.getThreadIndex())
+      K.setThreadIndex(std::make_unique<Value>(
+          Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
+    Tid = K.getThreadIndex();
+    walkStmts(K.getBody(), [&](const Stmt &S) {
+      if (const auto *F = dyn_cast<ForStmt>(&S))
+        for (const LoopDim &D : F->getDims())
+          if (!D.Lo || isNonNeg(*D.Lo))
+            NonNeg.insert(D.Var.get());
+    });
+    rewriteBlock(K.getBodyMutable());
+    // Fragments become local arrays: a distributed one holds the thread's
+    // elements, a replicated one all of them.
+    for (auto &[B, I] : Frags) {
+      auto *Buf = const_cast<BufferValue *>(B);
+      Buf->setScope(MemScope::Local);
+      if (I.L == Layout::Distributed) {
+        std::vector<ExprPtr> &Shape = Buf->getShapeMutable();
+        Shape.clear();
+        Shape.push_back(ex::intLit(I.Elems / T));
+      }
+    }
+    Block &Body = K.getBodyMutable();
+    Body.Stmts.insert(Body.Stmts.begin(),
+                      std::make_move_iterator(TopAllocs.begin()),
+                      std::make_move_iterator(TopAllocs.end()));
+  }
+
+  void rewriteBlock(Block &B) {
+    Stmts Out;
+    for (StmtPtr &S : B.Stmts) {
+      std::optional<Stmts> New;
+      if (auto *Op = dyn_cast<OpStmt>(S.get())) {
+        if (llvm::is_contained(Copies, Op))
+          New = lowerCopy(*Op);
+        else if (llvm::is_contained(Reduces, Op))
+          New = lowerReduce(*Op);
+        else if ((Op->getName() == "fill" || Op->getName() == "clear") &&
+                 frag(Op->getOperand("dst").R.Buf))
+          New = lowerFill(*Op);
+      } else if (auto *F = dyn_cast<ForStmt>(S.get())) {
+        auto It = Loops.find(F);
+        if (It != Loops.end()) {
+          New = lowerParallel(*F, It->second);
+        } else {
+          std::vector<const OpStmt *> Defer = deferrableReduces(*F);
+          Stmts Before, After;
+          for (const OpStmt *Op : Defer) {
+            ReduceInfo R = reduceInfo(*Op);
+            BufferValue *Acc = allocTop("part", MemScope::Local, R.Ty, R.Rows);
+            Deferred[Op] = Acc;
+            Before.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
+              Stmts X;
+              X.push_back(store(Acc, one(ex::ref(Row)), identity(R)));
+              return X;
+            }));
+            append(After, acrossThreads(R, Acc, Op->getLoc()));
+            append(After, writeBack(R, Acc));
+          }
+          rewriteBlock(F->getBodyMutable());
+          if (!Defer.empty()) {
+            New = std::move(Before);
+            New->push_back(std::move(S));
+            append(*New, std::move(After));
+          }
+        }
+      } else {
+        for (Block *N : getNestedBlocks(*S))
+          rewriteBlock(*N);
+      }
+      if (!New) {
+        Out.push_back(std::move(S));
+        continue;
+      }
+      for (StmtPtr &X : *New)
+        Out.push_back(std::move(X));
+    }
+    B.Stmts = std::move(Out);
+  }
+
+  NameGenerator Names;
+  KernelStmt &K;
+  const OpRegistry &Ops;
+  int64_t WarpSize, VectorBytes, MaxPerThread;
+  int64_t T = 0, V = 1;
+  Value *Tid = nullptr;
+  llvm::DenseMap<const BufferValue *, FragInfo> Frags;
+  llvm::DenseSet<const BufferValue *> Distributed;
+  llvm::DenseMap<const ForStmt *, LoopPlan> Loops;
+  std::vector<const OpStmt *> Copies, Reduces;
+  llvm::DenseSet<const Value *> NonNeg;
+  /// Reduces whose cross-thread part follows their loop: the per-thread
+  /// accumulator.
+  llvm::DenseMap<const OpStmt *, BufferValue *> Deferred;
+  Stmts TopAllocs;
+};
+
+class RegisterFragmentsPass : public Pass {
+public:
+  using Pass::Pass;
+
+  bool run(Module &M, PassState &S) override {
+    int64_t Warp = getIntOption("warp-size"), Bytes = getIntOption("vector-bytes"),
+            Max = getIntOption("max-elements-per-thread");
+    if (!isPow2(Warp) || !isPow2(Bytes) || Max < 1) {
+      S.Diag.error(llvm::SMLoc(),
+                   "cuda-register-fragments: warp-size (" + llvm::Twine(Warp) +
+                       ") and vector-bytes (" + llvm::Twine(Bytes) +
+                       ") must be powers of two and max-elements-per-thread (" +
+                       llvm::Twine(Max) + ") positive");
+      return false;
+    }
+    // The pass emits cuda ops: their dialect must be known (tile-opt
+    // registers only the common ops).
+    registerCUDAOps(M.getContext().getOpRegistry());
+    for (const auto &F : M.getFunctions())
+      walkStmts(F->getBodyMutable(), [&](Stmt &St) {
+        if (auto *K = dyn_cast<KernelStmt>(&St)) {
+          RegisterLowering L(*F, *K, M.getContext().getOpRegistry(), Warp, Bytes,
+                             Max);
+          L.run();
+        }
+      });
+    return true;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tile::createRegisterFragmentsPass() {
+  return std::make_unique<RegisterFragmentsPass>(getRegisterFragmentsPassInfo());
+}
