@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NVPTXTensorCoreOps.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
@@ -116,6 +117,14 @@ public:
         llvm::ArrayType::get(ElemTy, NumElems), nullptr, Buf.getName());
     A->setAlignment(llvm::Align(16));
     return A;
+  }
+
+  llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K,
+                           const OpStmt &Op,
+                           llvm::ArrayRef<llvm::Value *> Operands) override {
+    if (isNVPTXTensorCoreOp(Op.getName()))
+      return emitNVPTXTensorCoreOp(B, Op, Operands);
+    return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
   }
 
   llvm::Value *emitMath(llvm::IRBuilder<> &B, llvm::StringRef Name,

@@ -1,20 +1,24 @@
 //===- CUDAPipeline.cpp - The pass pipeline of the CUDA backend -----------===//
 //
-// The ordered pass list for NVIDIA GPUs before sm_90a. Today it is the
-// shared SIMT path: tile ops to element loops, pipelined loops in order,
-// parallel loops shared out over the block's threads with fragments in
-// shared memory and barriers between block-level statements, then
-// simplification. Tensor-core gemm (mma.sync with ldmatrix), cp.async
-// pipelining and register layouts for fragments replace parts of it as
-// they land.
+// The ordered pass list for NVIDIA GPUs before sm_90a. Tensor-core gemm
+// first (cuda-lower-gemm-mma: mma.sync with ldmatrix, accumulators in
+// registers, pipelined copies as multi-stage cp.async), then the shared
+// SIMT path for what it leaves: tile ops to element loops, pipelined loops
+// in order, parallel loops shared out over the block's threads with
+// fragments in shared memory and barriers between block-level statements,
+// then simplification.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CUDAPipelineUtil.h"
 
+#define GET_TILE_PASS_TABLE
+#include "CUDAPasses.inc"
+
 namespace tile {
 
 void buildCUDAPipeline(const BackendContext &, PassManager &PM) {
+  PM.addPass(createLowerGemmToMMAPass());
   appendSIMTPasses(PM);
 }
 

@@ -9,6 +9,8 @@
 
 #define GET_TILE_PASS_DECLS
 #include "tile/Transforms/Passes.inc"
+#define GET_TILE_PASS_DECLS
+#include "CUDAPasses.inc"
 
 namespace tile {
 
