@@ -292,17 +292,16 @@ private:
         InRegisters[C] = *P;
         Original[C] = {P->M, P->N};
       }
-    for (auto It = Plans.begin(); It != Plans.end();) {
-      auto Cur = It++;
-      if (InRegisters.count(Cur->second.C))
-        continue;
-      remark(Cur->first->getLoc(),
+    Plans.remove_if([&](const std::pair<OpStmt *, GemmPlan> &P) {
+      if (InRegisters.count(P.second.C))
+        return false;
+      remark(P.first->getLoc(),
              "gemm left to the generic path: accumulator %" +
-                 Cur->second.C->getName().str() +
+                 P.second.C->getName().str() +
                  " has uses other than clear, fill, mma gemms of one warp "
                  "layout and whole copies out, so it cannot live in registers");
-      Plans.erase(Cur);
-    }
+      return true;
+    });
   }
 
   /// Every op operand of each buffer, and the buffers read or written
