@@ -2,45 +2,62 @@
 # run_mma.sh - the tensor-core gemm (cuda-lower-gemm-mma) on the H200:
 # correctness against the f64 reference on sizes that hit the cp.async
 # path, the element-copy path (rows not 16-byte aligned) and partial tiles,
-# for sm_80 code and sm_90a code; compute-sanitizer; the SASS of the
-# cubins ptxas made on the build machine ($SASS_DIR/*.cubin); benchmarks
-# at 4096^3 with torch.matmul timed in the same run.
-# Runs from the repository root with a static tile-jit at $TILE_JIT.
-set -uo pipefail
+# for sm_80 and sm_90a code; compute-sanitizer memcheck and racecheck; the
+# SASS of cubins made on the build machine ($SASS_DIR/*.cubin, from
+# `tile-llc -emit=obj`); benchmarks at 4096^3 with torch.matmul timed in
+# the same run.
+#
+# Runs from a folder holding examples/ and test/Examples/Inputs/ with a
+# static tile-jit at $TILE_JIT. Every step is sequential, has a hard time
+# limit and writes to files, not pipes (a process left behind by a killed
+# compute-sanitizer cannot hold the script up); the log is $OUT/mma.log,
+# written as it goes.
+set -u
 JIT=${TILE_JIT:-.bundle/tile-jit}
 OUT=${OUT:-/tmp/tile-out}
 SASS_DIR=${SASS_DIR:-.bundle}
 mkdir -p "$OUT"
-exec > >(tee "$OUT/mma.log") 2>&1
+LOG=$OUT/mma.log
+TMP=$(mktemp)
+say() { echo "$*" >> "$LOG"; }
+# step SECONDS CMD...: runs CMD with a hard limit, logs its last lines.
+step() {
+  local t=$1; shift
+  local s=$SECONDS
+  timeout -k 2 "$t" "$@" > "$TMP" 2>&1
+  local rc=$?
+  say "-- $* [rc=$rc, $((SECONDS - s)) s]"
+  tail -3 "$TMP" >> "$LOG"
+}
 G=examples/gemm.tile
 GB=test/Examples/Inputs/gemm_bf16.tile
 G32=test/Examples/Inputs/gemm_f32.tile
-echo "== machine"; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u; date +%s
 dims() { echo "--dim M=$1 --dim N=$2 --dim K=$3"; }
-echo "== correctness"
-chk() { echo "-- $1 $2 $3"; timeout 100 "$JIT" $2 -target="$1" $(dims $3) --random --seed 5 --check 2>&1 | tail -1; }
+say "== machine"; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >> "$LOG"; date -u >> "$LOG"
+say "== correctness"
 for T in 'cuda -arch=sm_80' 'cuda -arch=sm_90a'; do
-  for f in $G $GB; do chk "$T" $f "1000 1000 1000"; chk "$T" $f "515 300 260"; done
-done
-chk 'cuda -arch=sm_90a' $G "515 264 1000"
-chk 'cuda -arch=sm_80' $GB "257 129 70"
-chk 'cuda -arch=sm_90a' $G32 "300 200 100"
-echo "== compute-sanitizer (sm_90a code) ($(date +%s))"
-for tool in memcheck racecheck; do
-  for s in "200 136 72" "130 70 50"; do
-    echo "-- $tool $s"; timeout 60 compute-sanitizer --tool $tool --print-limit 5 "$JIT" $G -target='cuda -arch=sm_90a' $(dims $s) --random --check 2>&1 | tail -2
+  for f in $G $GB; do
+    for s in "1000 1000 1000" "515 300 260"; do
+      step 30 "$JIT" $f -target="$T" $(dims $s) --random --seed 5 --check
+    done
   done
 done
-echo "== SASS ($(date +%s))"
+step 30 "$JIT" $G -target='cuda -arch=sm_90a' $(dims 515 264 1000) --random --seed 5 --check
+step 30 "$JIT" $GB -target='cuda -arch=sm_80' $(dims 257 129 70) --random --seed 5 --check
+step 30 "$JIT" $G32 -target='cuda -arch=sm_90a' $(dims 300 200 100) --random --seed 5 --check
+say "== SASS"
 for c in "$SASS_DIR"/*.cubin; do
-  echo "-- $c"; cuobjdump -sass "$c" > "$OUT/$(basename $c).sass" 2>&1
-  for i in HMMA LDSM LDGSTS LDGDEPBAR DEPBAR BAR.SYNC LDL STL STG LDG; do printf '%s=%s ' $i "$(grep -c "$i" "$OUT/$(basename $c).sass")"; done; echo
+  cuobjdump -sass "$c" > "$OUT/$(basename "$c").sass" 2>&1
+  line="-- $c:"
+  for i in HMMA LDSM LDGSTS LDGDEPBAR DEPBAR BAR.SYNC LDL STL STG LDG; do line="$line $i=$(grep -c "$i" "$OUT/$(basename "$c").sass")"; done
+  say "$line"
 done
-echo "== benchmarks 4096^3 ($(date +%s))"
-b() { echo "-- $1 $2"; timeout 60 "$JIT" $2 -target="$1" $(dims 4096 4096 4096) --random --bench 10 2>&1 | tail -1; }
-b 'cuda -arch=sm_90a' $G; b 'cuda -arch=sm_90a' $GB; b 'cuda -arch=sm_80' $G
-echo "== torch.matmul (same run) ($(date +%s))"
-python3 - <<'PY'
+say "== benchmarks 4096^3"
+for T in 'cuda -arch=sm_90a' 'cuda -arch=sm_80'; do
+  for f in $G $GB; do step 40 "$JIT" $f -target="$T" $(dims 4096 4096 4096) --random --bench 10; done
+done
+say "== torch.matmul 4096^3 (same run)"
+cat > "$TMP.py" <<'PY'
 import torch
 for dt in (torch.float16, torch.bfloat16):
     n = 4096
@@ -53,3 +70,11 @@ for dt in (torch.float16, torch.bfloat16):
     ts.sort(); t = ts[len(ts) // 2]
     print(f"torch.matmul {dt} {n}^3: {t*1e3:.3f} ms, {2*n**3/t/1e12:.1f} TFLOP/s")
 PY
+step 60 python3 "$TMP.py"
+say "== compute-sanitizer (sm_90a code; a tool that outlives its limit is killed)"
+for tool in memcheck racecheck; do
+  for s in "200 136 72" "130 70 50"; do
+    step 45 compute-sanitizer --tool $tool --print-limit 5 "$JIT" $G -target='cuda -arch=sm_90a' $(dims $s) --random --check
+  done
+done
+say "== done"; date -u >> "$LOG"
