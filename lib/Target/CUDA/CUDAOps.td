@@ -136,11 +136,12 @@ def CUDAMmaSyncOp : CUDAOp<"mma_sync"> {
 def CUDACpAsyncOp : CUDAOp<"cp_async"> {
   let Summary = "Asynchronous 16-byte copy from global to shared memory (cp.async.cg)";
   let Description = [{
-    Per-thread code. Starts copying 16 bytes from %src (global, 16-byte
-    aligned) to %dst (shared, 16-byte aligned); only the first `bytes`
-    bytes (0 to 16) are read and the rest of the 16 are zero-filled, so a
-    tile's edge reads nothing past the end of the tensor. The copy belongs
-    to the thread's next cp_async_commit group.
+    Per-thread code. Starts copying 16 bytes from %src (global) to %dst
+    (shared, 16-byte aligned); only the first `bytes` bytes (0 to 16) are
+    read and the rest of the 16 are zero-filled, so a tile's edge reads
+    nothing past the end of the tensor. The copy belongs to the thread's
+    next cp_async_commit group. Where %src is not 16-byte aligned at run
+    time the bytes are copied element by element, synchronously.
   }];
   let Example = "cuda.cp_async %A[%row, %col] -> %As[0, %r, %c], %bytes";
   let Arguments = (ins Region:$src, Region:$dst, Expr:$bytes);
@@ -176,8 +177,8 @@ def CUDAStorePairOp : CUDAOp<"store_pair"> {
   let Description = [{
     Per-thread code. Converts %src's two elements to %dst's dtype and
     stores them to %dst and the element after it with one 2-element vector
-    store (32 bits for f16 and bf16). %dst must be aligned to twice its
-    element size; the pass that emits the op guarantees it.
+    store (32 bits for f16 and bf16) where %dst is aligned to twice its
+    element size, with two element stores elsewhere.
   }];
   let Example = "cuda.store_pair %acc[4 : 2] -> %C[%row, %col]";
   let Arguments = (ins Region:$src, Region:$dst);

@@ -32,7 +32,8 @@
 // j % S. Copies are 16-byte cp.async with the source size clamped at the
 // tensor's edge (the rest zero-filled); when a source row is not 16-byte
 // aligned (its row length or column offset not a multiple of 8 elements)
-// the chunk is copied with guarded element loads instead.
+// the chunk is copied with guarded element loads instead (and
+// cuda.cp_async itself copies synchronously from a misaligned address).
 //
 // What this pass cannot take (other dtypes, shapes, uses) is left as it
 // is for the generic passes; `remarks` says why.

@@ -116,15 +116,72 @@ void emitMmaSync(llvm::IRBuilder<> &B, const OpStmt &Op,
                          llvm::Align(4));
 }
 
-void emitCpAsync(llvm::IRBuilder<> &B, llvm::ArrayRef<llvm::Value *> Operands) {
-  llvm::Value *Src = Operands[0], *Dst = Operands[1], *Bytes = Operands[2];
-  auto *C = llvm::dyn_cast<llvm::ConstantInt>(Bytes);
-  if (C && C->getZExtValue() == 16) {
-    callIntrinsic(B, llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16, {Dst, Src});
-    return;
-  }
-  callIntrinsic(B, llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s,
-                {Dst, Src, B.CreateIntCast(Bytes, B.getInt32Ty(), false)});
+/// Whether \p P is a multiple of \p Align bytes.
+llvm::Value *isAligned(llvm::IRBuilder<> &B, llvm::Value *P, uint64_t Align) {
+  llvm::Value *Addr = B.CreatePtrToInt(P, B.getInt64Ty());
+  return B.CreateICmpEQ(B.CreateAnd(Addr, B.getInt64(Align - 1)), B.getInt64(0));
+}
+
+/// Emits Then() where \p Cond holds and Else() elsewhere, then continues
+/// after both.
+void emitIfElse(llvm::IRBuilder<> &B, llvm::Value *Cond,
+                llvm::function_ref<void()> Then, llvm::function_ref<void()> Else) {
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  llvm::LLVMContext &C = B.getContext();
+  auto *T = llvm::BasicBlock::Create(C, "aligned", F);
+  auto *E = llvm::BasicBlock::Create(C, "unaligned", F);
+  auto *M = llvm::BasicBlock::Create(C, "aligned.end", F);
+  B.CreateCondBr(Cond, T, E);
+  B.SetInsertPoint(T);
+  Then();
+  B.CreateBr(M);
+  B.SetInsertPoint(E);
+  Else();
+  B.CreateBr(M);
+  B.SetInsertPoint(M);
+}
+
+void emitCpAsync(llvm::IRBuilder<> &B, const OpStmt &Op,
+                 llvm::ArrayRef<llvm::Value *> Operands) {
+  llvm::Value *Src = Operands[0], *Dst = Operands[1];
+  llvm::Value *Bytes = B.CreateIntCast(Operands[2], B.getInt32Ty(), false);
+  auto Async = [&] {
+    auto *C = llvm::dyn_cast<llvm::ConstantInt>(Bytes);
+    if (C && C->getZExtValue() == 16)
+      callIntrinsic(B, llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16, {Dst, Src});
+    else
+      callIntrinsic(B, llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s,
+                    {Dst, Src, Bytes});
+  };
+  // A source that is not 16-byte aligned (a tensor whose data starts
+  // inside an allocation) is copied element by element, synchronously,
+  // with the same zero fill.
+  auto Sync = [&] {
+    llvm::LLVMContext &Ctx = B.getContext();
+    llvm::Type *ElemTy = getLLVMMemType(Ctx, Op.getOperand("src").R.Buf->getDType());
+    const llvm::DataLayout &DL = B.GetInsertBlock()->getModule()->getDataLayout();
+    uint64_t Size = DL.getTypeAllocSize(ElemTy).getFixedValue();
+    for (uint64_t I = 0; I * Size < 16; ++I) {
+      llvm::Value *In = B.CreateICmpULT(B.getInt32(I * Size), Bytes);
+      llvm::Value *V = llvm::Constant::getNullValue(ElemTy);
+      llvm::BasicBlock *Before = B.GetInsertBlock();
+      llvm::Function *F = Before->getParent();
+      auto *Load = llvm::BasicBlock::Create(Ctx, "cp.elem", F);
+      auto *Join = llvm::BasicBlock::Create(Ctx, "cp.elem.end", F);
+      B.CreateCondBr(In, Load, Join);
+      B.SetInsertPoint(Load);
+      llvm::Value *L = B.CreateAlignedLoad(
+          ElemTy, B.CreateConstInBoundsGEP1_64(ElemTy, Src, I), llvm::Align(Size));
+      B.CreateBr(Join);
+      B.SetInsertPoint(Join);
+      llvm::PHINode *Phi = B.CreatePHI(ElemTy, 2);
+      Phi->addIncoming(V, Before);
+      Phi->addIncoming(L, Load);
+      B.CreateAlignedStore(Phi, B.CreateConstInBoundsGEP1_64(ElemTy, Dst, I),
+                           llvm::Align(Size));
+    }
+  };
+  emitIfElse(B, isAligned(B, Src, 16), Async, Sync);
 }
 
 void emitStorePair(llvm::IRBuilder<> &B, const OpStmt &Op,
@@ -143,8 +200,19 @@ void emitStorePair(llvm::IRBuilder<> &B, const OpStmt &Op,
       V = B.CreateFPCast(V, DstTy);
     Vec = B.CreateInsertElement(Vec, V, I);
   }
-  B.CreateAlignedStore(Vec, Operands[1],
-                       llvm::Align(2 * DL.getTypeAllocSize(DstTy).getFixedValue()));
+  uint64_t Size = DL.getTypeAllocSize(DstTy).getFixedValue();
+  // One vector store where the address allows it (the pass emitting the op
+  // proves the offset even; the tensor's start may still be misaligned),
+  // else two element stores.
+  emitIfElse(
+      B, isAligned(B, Operands[1], 2 * Size),
+      [&] { B.CreateAlignedStore(Vec, Operands[1], llvm::Align(2 * Size)); },
+      [&] {
+        for (unsigned I = 0; I != 2; ++I)
+          B.CreateAlignedStore(B.CreateExtractElement(Vec, I),
+                               B.CreateConstInBoundsGEP1_64(DstTy, Operands[1], I),
+                               llvm::Align(Size));
+      });
 }
 
 } // namespace
@@ -157,7 +225,7 @@ llvm::Error emitNVPTXTensorCoreOp(llvm::IRBuilder<> &B, const OpStmt &Op,
   else if (Name == "cuda.mma_sync")
     emitMmaSync(B, Op, Operands);
   else if (Name == "cuda.cp_async")
-    emitCpAsync(B, Operands);
+    emitCpAsync(B, Op, Operands);
   else if (Name == "cuda.cp_async_commit")
     callIntrinsic(B, llvm::Intrinsic::nvvm_cp_async_commit_group, {});
   else if (Name == "cuda.cp_async_wait")
