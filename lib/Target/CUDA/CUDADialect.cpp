@@ -133,7 +133,8 @@ bool expectB16(const OpStmt &Op, llvm::StringRef Name, DiagnosticEngine &Diag) {
 } // namespace
 
 bool verifyCUDALdmatrixOp(const OpStmt &Op, DiagnosticEngine &Diag) {
-  llvm::StringRef Num = Op.getAttrOrDefault("num").getStr();
+  Attribute NumAttr = Op.getAttrOrDefault("num");
+  llvm::StringRef Num = NumAttr.getStr();
   int64_t Matrices = Num == "x1" ? 1 : Num == "x2" ? 2 : 4;
   bool OK = expectScope(Op, "src", {MemScope::Shared}, "in shared memory", Diag);
   OK &= expectB16(Op, "src", Diag);

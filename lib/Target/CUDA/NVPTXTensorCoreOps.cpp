@@ -58,7 +58,8 @@ llvm::CallInst *callIntrinsic(llvm::IRBuilder<> &B, llvm::Intrinsic::ID ID,
 
 void emitLdmatrix(llvm::IRBuilder<> &B, const OpStmt &Op,
                   llvm::ArrayRef<llvm::Value *> Operands) {
-  llvm::StringRef Num = Op.getAttrOrDefault("num").getStr();
+  Attribute NumAttr = Op.getAttrOrDefault("num");
+  llvm::StringRef Num = NumAttr.getStr();
   bool Trans = Op.getAttrOrDefault("trans").getBool();
   using namespace llvm::Intrinsic;
   ID Id;
