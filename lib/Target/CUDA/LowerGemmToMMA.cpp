@@ -740,69 +740,73 @@ private:
                        ex::land(ex::binary(BinaryOp::Eq, rem(NCols.clone(), ChunkElems), lit(0)),
                                 ex::binary(BinaryOp::Eq, rem(ref(C0), ChunkElems), lit(0))));
       int64_t PerThread = (Chunks + Threads - 1) / Threads;
-      Out.push_back(unroll("i", PerThread, [&](Value *I) {
-        Stmts X;
-        Value *Q = let(X, "chunk", add(ref(Tid), mul(ref(I), Threads)));
-        Stmts Body;
-        Value *Row = let(Body, "row", div(ref(Q), PerRow));
-        Value *Col = let(Body, "col", mul(rem(ref(Q), PerRow), ChunkElems));
-        Value *GR = let(Body, "grow", add(ref(R0), ref(Row)));
-        Value *GC = let(Body, "gcol", add(ref(C0), ref(Col)));
-        auto Dst = [&](int64_t E) {
-          std::vector<ExprPtr> I = smemIndex(S, Stage, ref(Row), ref(Col));
-          I.back() = add(std::move(I.back()), E);
-          return I;
-        };
-        ExprPtr RowIn = ex::land(ex::ge(ref(GR), lit(0)), ex::lt(ref(GR), NRows.clone()));
-        // Vector path: the chunk's bytes that lie inside the tensor.
-        Stmts V;
-        Value *Bytes = let(
-            V, "bytes",
-            select(ex::land(RowIn->clone(), ex::ge(ref(GC), lit(0))),
-                   minMax(Intrinsic::Max,
-                          minMax(Intrinsic::Min,
-                                 mul(ex::sub(NCols.clone(), ref(GC)), ESize),
-                                 lit(ChunkBytes)),
-                          lit(0)),
-                   lit(0)));
-        // Nothing is read when no byte is: point at the tensor's start.
-        ExprPtr Some = ex::binary(BinaryOp::Gt, ref(Bytes), lit(0));
-        std::vector<OpOperand> Opnds;
-        Opnds.push_back(regionOf(G, idx(select(Some->clone(), ref(GR), lit(0)),
-                                        select(Some->clone(), ref(GC), lit(0)))));
-        Opnds.push_back(regionOf(S, Dst(0)));
-        Opnds.push_back(exprOf(ref(Bytes)));
-        V.push_back(op("cuda.cp_async", std::move(Opnds), AttributeList(),
-                       Copy->getLoc()));
-        // Element path.
-        Stmts E;
-        E.push_back(unroll("e", ChunkElems, [&](Value *EV) {
-          Stmts Y;
-          ExprPtr C = add(ref(GC), ref(EV));
-          ExprPtr In = ex::land(RowIn->clone(),
-                                ex::land(ex::ge(C->clone(), lit(0)),
-                                         ex::lt(C->clone(), NCols.clone())));
-          auto At = [&] {
+      // One loop over the thread's chunks per path, chosen once per copy.
+      auto Chunks_ = [&](bool Vector) {
+        return unroll("i", PerThread, [&](Value *I) {
+          Stmts X;
+          Value *Q = let(X, "chunk", add(ref(Tid), mul(ref(I), Threads)));
+          Stmts Body;
+          Value *Row = let(Body, "row", div(ref(Q), PerRow));
+          Value *Col = let(Body, "col", mul(rem(ref(Q), PerRow), ChunkElems));
+          Value *GR = let(Body, "grow", add(ref(R0), ref(Row)));
+          Value *GC = let(Body, "gcol", add(ref(C0), ref(Col)));
+          auto At = [&](ExprPtr E) {
             std::vector<ExprPtr> I = smemIndex(S, Stage, ref(Row), ref(Col));
-            I.back() = add(std::move(I.back()), ref(EV));
+            if (E)
+              I.back() = add(std::move(I.back()), std::move(E));
             return I;
           };
-          Stmts T, F;
-          T.push_back(std::make_unique<StoreStmt>(
-              S, At(), ex::load(G, idx(ref(GR), std::move(C)))));
-          F.push_back(std::make_unique<StoreStmt>(S, At(), ex::zero(S->getDType())));
-          Y.push_back(ifElse(std::move(In), std::move(T), std::move(F)));
-          return Y;
-        }));
-        Body.push_back(ifElse(ref(Vec), std::move(V), std::move(E)));
-        if (Chunks % Threads == 0) {
-          for (StmtPtr &B : Body)
-            X.push_back(std::move(B));
-        } else {
-          X.push_back(ifThen(ex::lt(ref(Q), lit(Chunks)), std::move(Body)));
-        }
-        return X;
-      }));
+          ExprPtr RowIn =
+              ex::land(ex::ge(ref(GR), lit(0)), ex::lt(ref(GR), NRows.clone()));
+          if (Vector) {
+            // The chunk's bytes that lie inside the tensor.
+            Value *Bytes = let(
+                Body, "bytes",
+                select(ex::land(std::move(RowIn), ex::ge(ref(GC), lit(0))),
+                       minMax(Intrinsic::Max,
+                              minMax(Intrinsic::Min,
+                                     mul(ex::sub(NCols.clone(), ref(GC)), ESize),
+                                     lit(ChunkBytes)),
+                              lit(0)),
+                       lit(0)));
+            // Nothing is read when no byte is: point at the tensor's start.
+            ExprPtr Some = ex::binary(BinaryOp::Gt, ref(Bytes), lit(0));
+            std::vector<OpOperand> Opnds;
+            Opnds.push_back(regionOf(G, idx(select(Some->clone(), ref(GR), lit(0)),
+                                            select(Some->clone(), ref(GC), lit(0)))));
+            Opnds.push_back(regionOf(S, At(nullptr)));
+            Opnds.push_back(exprOf(ref(Bytes)));
+            Body.push_back(op("cuda.cp_async", std::move(Opnds), AttributeList(),
+                              Copy->getLoc()));
+          } else {
+            Body.push_back(unroll("e", ChunkElems, [&](Value *EV) {
+              Stmts Y;
+              ExprPtr C = add(ref(GC), ref(EV));
+              ExprPtr In = ex::land(RowIn->clone(),
+                                    ex::land(ex::ge(C->clone(), lit(0)),
+                                             ex::lt(C->clone(), NCols.clone())));
+              Stmts T, F;
+              T.push_back(std::make_unique<StoreStmt>(
+                  S, At(ref(EV)), ex::load(G, idx(ref(GR), std::move(C)))));
+              F.push_back(std::make_unique<StoreStmt>(S, At(ref(EV)),
+                                                      ex::zero(S->getDType())));
+              Y.push_back(ifElse(std::move(In), std::move(T), std::move(F)));
+              return Y;
+            }));
+          }
+          if (Chunks % Threads == 0) {
+            for (StmtPtr &B : Body)
+              X.push_back(std::move(B));
+          } else {
+            X.push_back(ifThen(ex::lt(ref(Q), lit(Chunks)), std::move(Body)));
+          }
+          return X;
+        });
+      };
+      Stmts V, E;
+      V.push_back(Chunks_(true));
+      E.push_back(Chunks_(false));
+      Out.push_back(ifElse(ref(Vec), std::move(V), std::move(E)));
     }
     return Out;
   }
