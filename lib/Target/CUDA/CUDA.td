@@ -47,7 +47,7 @@ def CUDABackend : TargetBackend<"CUDA"> {
   let Dialects = [CUDADialect];
   let Pipeline = "runCUDAPipeline";
   let PassPipeline = "buildCUDAPipeline";
-  let RegisterPasses = "registerCUDASIMTPasses";
+  let RegisterPasses = "registerCUDAPasses";
   let DeviceCodeGen = "generateCUDADeviceCode";
   let HostCodeGen = "generateCUDAHostCode";
   let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,
@@ -62,5 +62,9 @@ def : OpNeedsFeatures<CUDAMbarrierInitOp, [FeatureMbarrier]>;
 def : OpNeedsFeatures<CUDAMbarrierArriveOp, [FeatureMbarrier]>;
 def : OpNeedsFeatures<CUDAMbarrierWaitOp, [FeatureMbarrier]>;
 def : OpNeedsFeatures<CUDALdmatrixOp, [FeatureLdmatrix]>;
+def : OpNeedsFeatures<CUDAMmaSyncOp, [FeatureMmaSync]>;
+def : OpNeedsFeatures<CUDACpAsyncOp, [FeatureCpAsync]>;
+def : OpNeedsFeatures<CUDACpAsyncCommitOp, [FeatureCpAsync]>;
+def : OpNeedsFeatures<CUDACpAsyncWaitOp, [FeatureCpAsync]>;
 
 include "Hopper.td"

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NVPTXWarpOps.h"
+#include "NVPTXTensorCoreOps.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
@@ -124,6 +125,8 @@ public:
                            llvm::ArrayRef<llvm::Value *> Operands) override {
     if (std::optional<llvm::Error> E = cuda::emitNVPTXWarpOp(B, Op, Operands))
       return std::move(*E);
+    if (isNVPTXTensorCoreOp(Op.getName()))
+      return emitNVPTXTensorCoreOp(B, Op, Operands);
     return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
   }
 

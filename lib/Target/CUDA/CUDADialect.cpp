@@ -142,6 +142,137 @@ bool verifyCUDAShflXorOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return OK;
 }
 
+//===--- Warp-level tensor cores and cp.async (per-thread ops) ------------===//
+
+namespace {
+
+/// Reports unless the region \p Name of \p Op, a rank-1 local array, has
+/// room for \p Need elements from its start.
+bool expectLanes(const OpStmt &Op, llvm::StringRef Name, int64_t Need,
+                 DiagnosticEngine &Diag) {
+  const OpOperand &O = Op.getOperand(Name);
+  const BufferValue *Buf = O.R.Buf;
+  if (!expectScope(Op, Name, {MemScope::Local},
+                   "the thread's registers (a local array)", Diag))
+    return false;
+  std::optional<std::vector<int64_t>> Shape = Buf->getConstShape();
+  int64_t Offset = 0;
+  if (!O.R.isWholeBuffer()) {
+    if (std::optional<int64_t> C = O.R.Indices.back().Offset->getConstInt())
+      Offset = *C;
+    if (O.R.Indices.back().Extent)
+      if (std::optional<int64_t> E = O.R.Indices.back().Extent->getConstInt();
+          E && *E < Need) {
+        Diag.error(O.getLoc(), "'" + Op.getName() + "' operand '" + Name +
+                                   "' needs " + llvm::Twine(Need) +
+                                   " elements, but the region has " +
+                                   llvm::Twine(*E));
+        return false;
+      }
+  }
+  if (Shape && Shape->size() == 1 && Offset + Need > (*Shape)[0]) {
+    Diag.error(O.getLoc(), "'" + Op.getName() + "' operand '" + Name +
+                               "' needs " + llvm::Twine(Need) +
+                               " elements, but %" + Buf->getName() + " has " +
+                               llvm::Twine((*Shape)[0] - Offset) +
+                               " from there");
+    return false;
+  }
+  return true;
+}
+
+bool expectB16(const OpStmt &Op, llvm::StringRef Name, DiagnosticEngine &Diag) {
+  const OpOperand &O = Op.getOperand(Name);
+  DType T = O.R.Buf->getDType();
+  if (T == DType::F16 || T == DType::BF16)
+    return true;
+  Diag.error(O.getLoc(), "'" + Op.getName() + "' operand '" + Name +
+                             "' must be f16 or bf16, but %" +
+                             O.R.Buf->getName() + " is " + getDTypeName(T));
+  return false;
+}
+
+} // namespace
+
+bool verifyCUDALdmatrixOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  Attribute NumAttr = Op.getAttrOrDefault("num");
+  llvm::StringRef Num = NumAttr.getStr();
+  int64_t Matrices = Num == "x1" ? 1 : Num == "x2" ? 2 : 4;
+  bool OK = expectScope(Op, "src", {MemScope::Shared}, "in shared memory", Diag);
+  OK &= expectB16(Op, "src", Diag);
+  OK &= expectB16(Op, "dst", Diag);
+  OK &= expectLanes(Op, "dst", 2 * Matrices, Diag);
+  return OK;
+}
+
+bool verifyCUDAMmaSyncOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  bool OK = expectB16(Op, "a", Diag) && expectB16(Op, "b", Diag);
+  if (OK && Op.getOperand("a").R.Buf->getDType() !=
+                Op.getOperand("b").R.Buf->getDType()) {
+    Diag.error(Op.getLoc(), "'cuda.mma_sync' takes A and B of one dtype, not " +
+                                getDTypeName(Op.getOperand("a").R.Buf->getDType()) +
+                                " and " +
+                                getDTypeName(Op.getOperand("b").R.Buf->getDType()));
+    OK = false;
+  }
+  const OpOperand &C = Op.getOperand("c");
+  if (C.R.Buf->getDType() != DType::F32) {
+    Diag.error(C.getLoc(), "'cuda.mma_sync' accumulates in f32, but %" +
+                               C.R.Buf->getName() + " is " +
+                               getDTypeName(C.R.Buf->getDType()));
+    OK = false;
+  }
+  OK &= expectLanes(Op, "a", 8, Diag);
+  OK &= expectLanes(Op, "b", 4, Diag);
+  OK &= expectLanes(Op, "c", 4, Diag);
+  return OK;
+}
+
+bool verifyCUDACpAsyncOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  bool OK = expectScope(Op, "src", {MemScope::Global}, "in global memory", Diag);
+  OK &= expectScope(Op, "dst", {MemScope::Shared}, "in shared memory", Diag);
+  DType S = Op.getOperand("src").R.Buf->getDType(),
+        D = Op.getOperand("dst").R.Buf->getDType();
+  if (S != D) {
+    Diag.error(Op.getLoc(), "'cuda.cp_async' copies bytes between buffers of "
+                            "one dtype, not " +
+                                getDTypeName(S) + " to " + getDTypeName(D));
+    OK = false;
+  }
+  const OpOperand &Bytes = Op.getOperand("bytes");
+  if (std::optional<int64_t> N = Bytes.E->getConstInt(); N && (*N < 0 || *N > 16)) {
+    Diag.error(Bytes.getLoc(), "'cuda.cp_async' reads 0 to 16 bytes, not " +
+                                   llvm::Twine(*N));
+    OK = false;
+  }
+  return OK;
+}
+
+bool verifyCUDACpAsyncWaitOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  int64_t N = Op.getAttrOrDefault("pending").getInt();
+  if (N >= 0 && N <= 7)
+    return true;
+  Diag.error(Op.getLoc(), "'cuda.cp_async_wait' pending must be between 0 and "
+                          "7, not " +
+                              llvm::Twine(N));
+  return false;
+}
+
+bool verifyCUDAStorePairOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  bool OK = expectLanes(Op, "src", 2, Diag);
+  OK &= expectScope(Op, "dst", {MemScope::Global, MemScope::Shared},
+                    "in global or shared memory", Diag);
+  DType S = Op.getOperand("src").R.Buf->getDType(),
+        D = Op.getOperand("dst").R.Buf->getDType();
+  if (!isFloat(S) || !isFloat(D)) {
+    Diag.error(Op.getLoc(), "'cuda.store_pair' converts between float dtypes, "
+                            "not " +
+                                getDTypeName(S) + " to " + getDTypeName(D));
+    OK = false;
+  }
+  return OK;
+}
+
 } // namespace tile
 
 #define GET_TILE_OP_TABLE

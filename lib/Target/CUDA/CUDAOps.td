@@ -76,15 +76,6 @@ def CUDAMbarrierWaitOp : CUDAOp<"mbarrier_wait"> {
   let Verifier = "verifyCUDAMbarrierOp";
 }
 
-def CUDALdmatrixOp : CUDAOp<"ldmatrix"> {
-  let Summary = "Load 8x8 matrices from shared memory into a fragment (ldmatrix)";
-  let Example = "cuda.ldmatrix %As[0, %k * 16] -> %Af {num = x4}";
-  let Arguments = (ins Region:$src, Region:$dst,
-                   EnumAttr<["x1", "x2", "x4"], "x4", "matrices per instruction">:$num,
-                   BoolAttr<"false", "transpose each 8x8 matrix">:$trans);
-  let Format = "$src `->` $dst attr-dict";
-}
-
 def CUDASetmaxnregOp : CUDAOp<"setmaxnreg"> {
   let Summary = "Raise or lower the registers per thread of the current warpgroup";
   let Example = "cuda.setmaxnreg inc {count = 240}";
@@ -153,6 +144,108 @@ def CUDAShflXorOp : CUDAOp<"shfl_xor"> {
                    IntAttr<"", "lane xor mask, 1 to 31">:$offset);
   let Format = "$value `->` $dst attr-dict";
   let Verifier = "verifyCUDAShflXorOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
+//===----------------------------------------------------------------------===//
+// Warp-level tensor cores and asynchronous copies (sm_80+): the per-thread
+// ops cuda-lower-gemm-mma produces. Each is executed by every thread of a
+// warp together; its operands are the calling thread's view.
+//===----------------------------------------------------------------------===//
+
+def CUDALdmatrixOp : CUDAOp<"ldmatrix"> {
+  let Summary = "Load 8x8 b16 matrices from shared memory into a thread's registers (ldmatrix)";
+  let Description = [{
+    Per-thread code executed by a whole warp. %src is the 16-byte row this
+    thread supplies (threads 8i..8i+7 give the rows of matrix i; only
+    threads 0..7 matter for x1, 0..15 for x2), 16-byte aligned in shared
+    memory. %dst is the thread's local f16 or bf16 array: two elements per
+    matrix, row lane/4, columns 2*(lane%4)+{0,1} of each matrix (of its
+    transpose with `trans`).
+  }];
+  let Example = "cuda.ldmatrix %As[%row, %col] -> %af[0 : 8] {num = x4}";
+  let Arguments = (ins Region:$src, Region:$dst,
+                   EnumAttr<["x1", "x2", "x4"], "x4", "matrices per instruction">:$num,
+                   BoolAttr<"false", "transpose each 8x8 matrix">:$trans);
+  let Format = "$src `->` $dst attr-dict";
+  let Verifier = "verifyCUDALdmatrixOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
+def CUDAMmaSyncOp : CUDAOp<"mma_sync"> {
+  let Summary = "One warp-level MMA, D = A * B + C, as the calling thread sees it (mma.sync)";
+  let Description = [{
+    Per-thread code executed by a whole warp: mma.sync.aligned.m16n8k16
+    .row.col.f32 with f16 or bf16 A and B. %a holds the thread's eight A
+    elements, %b its four B elements and %c its four f32 accumulators,
+    which are read and overwritten with the result. With g = lane/4 and
+    t = lane%4: a[0..1] = A[g][2t..2t+1], a[2..3] = A[g+8][2t..],
+    a[4..5] = A[g][2t+8..], a[6..7] = A[g+8][2t+8..];
+    b[0..1] = B[2t..2t+1][g], b[2..3] = B[2t+8..2t+9][g];
+    c[0..1] = C[g][2t..2t+1], c[2..3] = C[g+8][2t..2t+1].
+  }];
+  let Example = "cuda.mma_sync %af[0 : 8], %bf[0 : 4] -> %acc[0 : 4]";
+  let Arguments = (ins Region:$a, Region:$b, Region:$c,
+                   EnumAttr<["m16n8k16"], "m16n8k16", "instruction shape (MxNxK)">:$shape);
+  let Format = "$a `,` $b `->` $c attr-dict";
+  let Verifier = "verifyCUDAMmaSyncOp";
+  let Elementwise = 1;
+  let Writes = ["c"];
+}
+
+def CUDACpAsyncOp : CUDAOp<"cp_async"> {
+  let Summary = "Asynchronous 16-byte copy from global to shared memory (cp.async.cg)";
+  let Description = [{
+    Per-thread code. Starts copying 16 bytes from %src (global) to %dst
+    (shared, 16-byte aligned); only the first `bytes` bytes (0 to 16) are
+    read and the rest of the 16 are zero-filled, so a tile's edge reads
+    nothing past the end of the tensor. The copy belongs to the thread's
+    next cp_async_commit group. Where %src is not 16-byte aligned at run
+    time the bytes are copied element by element, synchronously.
+  }];
+  let Example = "cuda.cp_async %A[%row, %col] -> %As[0, %r, %c], %bytes";
+  let Arguments = (ins Region:$src, Region:$dst, Expr:$bytes);
+  let Format = "$src `->` $dst `,` $bytes attr-dict";
+  let Verifier = "verifyCUDACpAsyncOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
+def CUDACpAsyncCommitOp : CUDAOp<"cp_async_commit"> {
+  let Summary = "Close the thread's current group of cp.async copies (cp.async.commit_group)";
+  let Example = "cuda.cp_async_commit";
+  let Format = "attr-dict";
+  let Elementwise = 1;
+}
+
+def CUDACpAsyncWaitOp : CUDAOp<"cp_async_wait"> {
+  let Summary = "Wait until at most `pending` of the thread's cp.async groups are in flight";
+  let Description = [{
+    Per-thread code (cp.async.wait_group). The copies of the completed
+    groups are visible to this thread; a barrier after it makes them
+    visible to the block.
+  }];
+  let Example = "cuda.cp_async_wait {pending = 1}";
+  let Arguments = (ins IntAttr<"0", "groups left in flight, 0 to 7">:$pending);
+  let Format = "attr-dict";
+  let Verifier = "verifyCUDACpAsyncWaitOp";
+  let Elementwise = 1;
+}
+
+def CUDAStorePairOp : CUDAOp<"store_pair"> {
+  let Summary = "Store two consecutive elements with one vector store";
+  let Description = [{
+    Per-thread code. Converts %src's two elements to %dst's dtype and
+    stores them to %dst and the element after it with one 2-element vector
+    store (32 bits for f16 and bf16) where %dst is aligned to twice its
+    element size, with two element stores elsewhere.
+  }];
+  let Example = "cuda.store_pair %acc[4 : 2] -> %C[%row, %col]";
+  let Arguments = (ins Region:$src, Region:$dst);
+  let Format = "$src `->` $dst attr-dict";
+  let Verifier = "verifyCUDAStorePairOp";
   let Elementwise = 1;
   let Writes = ["dst"];
 }

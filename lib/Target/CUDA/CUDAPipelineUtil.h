@@ -10,7 +10,7 @@
 #define GET_TILE_PASS_DECLS
 #include "tile/Transforms/Passes.inc"
 #define GET_TILE_PASS_DECLS
-#include "SIMTPasses.inc"
+#include "CUDAPasses.inc"
 
 namespace tile {
 

@@ -21,7 +21,7 @@ def HopperBackend : TargetBackend<"Hopper"> {
   let Dialects = [CUDADialect];
   let Pipeline = "runHopperPipeline";
   let PassPipeline = "buildHopperPipeline";
-  let RegisterPasses = "registerCUDASIMTPasses";
+  let RegisterPasses = "registerCUDAPasses";
   let DeviceCodeGen = "generateCUDADeviceCode";
   let HostCodeGen = "generateCUDAHostCode";
   let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,

@@ -2,7 +2,8 @@
 //
 // The Hopper variant (cuda with arch >= sm_90a) owns its pipeline: it is
 // where TMA copies, wgmma and warp specialization enter. Until they land it
-// runs the same shared SIMT passes as the CUDA backend, in its own list.
+// runs the CUDA backend's passes in its own list: tensor-core gemm with
+// cp.async pipelines (cuda-lower-gemm-mma), then the shared SIMT passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 namespace tile {
 
 void buildHopperPipeline(const BackendContext &, PassManager &PM) {
+  PM.addPass(createLowerGemmToMMAPass());
   appendSIMTPasses(PM);
 }
 

@@ -40,7 +40,7 @@ using llvm::dyn_cast;
 using llvm::isa;
 
 #define GET_TILE_PASS_DECLS
-#include "SIMTPasses.inc"
+#include "CUDAPasses.inc"
 
 namespace tile {
 void registerCUDAOps(OpRegistry &R);

@@ -1,0 +1,68 @@
+//===- CUDAPasses.td - Passes of the CUDA and Hopper backends -*- tablegen -*-===//
+
+include "tile/Transforms/PassBase.td"
+
+def CUDAPasses : PassGroup<"registerCUDAPasses">;
+
+def LowerGemmToMMA : Pass<CUDAPasses, "cuda-lower-gemm-mma"> {
+  let Summary = "Lower gemm to warp-level mma.sync with ldmatrix, and pipelined copies to cp.async";
+  let Description = [{
+    Runs before tile-lower-pipelined. A gemm whose A and B are whole f16 or
+    bf16 shared buffers, whose accumulator is a whole f32 fragment used
+    only by clears, fills, such gemms and whole copies out, and whose
+    shape splits over the block's warps in 16x16 pieces becomes per-thread
+    code: each warp owns a sub-tile of C held in its threads' registers in
+    the mma.sync m16n8k16 accumulator layout, loads A and B with
+    ldmatrix.x4 and runs cuda.mma_sync; clears and copies out of the
+    accumulator are rewritten to match (packed two-element stores where
+    alignment allows, guarded at the tensor's edges).
+
+    A `pipelined(..., stages = S)` loop (S >= 2) whose body is copies from
+    global memory into whole shared buffers that only its gemms read,
+    followed by those gemms, becomes a software pipeline: the buffers get
+    S stages (with the 16-byte chunks XOR-swizzled by row so cp.async and
+    ldmatrix are free of bank conflicts), a prologue issues S-1 stages of
+    cp.async, and each iteration waits for its stage, synchronises the
+    block, issues the copies S-1 iterations ahead and computes. Chunks past
+    the tensor's edge are zero-filled; where a row of the source is not
+    16-byte aligned, element loads replace cp.async.
+
+    Anything else is left for the generic passes; with `remarks` the pass
+    says why, as a note at the op or loop.
+  }];
+  let Options = [
+    PassOption<"remarks", "bool", "false",
+               "note why a gemm or pipelined loop is left to the generic path">,
+    PassOption<"max-shared", "int", "101376",
+               "shared memory bytes a block may use for pipeline stages">,
+  ];
+  let Constructor = "createLowerGemmToMMAPass";
+}
+
+def RegisterFragments : Pass<CUDAPasses, "cuda-register-fragments"> {
+  let Summary = "Keep the fragments of memory-bound kernels in registers";
+  let Description = [{
+    Runs before tile-lower-tile-ops on the CUDA and Hopper pipelines. In a
+    kernel whose fragments are only copied to and from global memory,
+    filled, reduced along their last dimension and read and written
+    elementwise by parallel loops, each fragment becomes a per-thread local
+    array: a large one distributed over the threads (thread t holds
+    elements t * V .. t * V + V - 1 of every T * V chunk, V elements being
+    vector-bytes of the global type), a small one (a reduce result)
+    replicated in every thread. Copies become cuda.vload / cuda.vstore for
+    whole tiles and guarded element code for partial ones; parallel loops
+    become unrolled loops over the thread's elements; reduces become a
+    per-thread partial, warp shuffles (cuda.shfl_xor) and one exchange
+    through shared memory between warps. Kernels that do not qualify
+    (gemm on a fragment, fragments exchanged with shared memory or read by
+    other threads, shapes that do not share out evenly) are left for the
+    generic SIMT path.
+  }];
+  let Options = [
+    PassOption<"warp-size", "int", "32", "threads per warp">,
+    PassOption<"vector-bytes", "int", "16", "bytes per global vector access">,
+    PassOption<"max-elements-per-thread", "int", "64",
+               "largest fragment share a thread keeps in registers">,
+  ];
+  let Constructor = "createRegisterFragmentsPass";
+}
