@@ -10,19 +10,17 @@ include "tile/Exec/ExecutionBackends.td"
 
 defvar CpuMcpu = TargetAttr<"mcpu", TargetString, "native", [],
                             "LLVM CPU name, or native for this machine">;
-defvar CpuStreamStores = TargetAttr<"stream_stores", TargetBool, "true", [],
-    "non-temporal vector stores to global memory (x86), for outputs written once">;
 
 def CpuKind : TargetKind<"cpu"> {
   let Summary = "this machine's CPU, LLVM IR run through ORC";
   let Aliases = ["host"];
-  let Attrs = [CpuMcpu, CpuStreamStores];
+  let Attrs = [CpuMcpu];
   let DefaultHost = 1;
 }
 
 def LlvmKind : TargetKind<"llvm"> {
   let Summary = "LLVM IR for a CPU";
-  let Attrs = [CpuMcpu, CpuStreamStores];
+  let Attrs = [CpuMcpu];
 }
 
 def CKind : TargetKind<"c"> {

@@ -74,8 +74,7 @@ public:
 /// the stores are visible when the task's completion is. After
 /// vectorization these are the stores of element-wise loops over tensors:
 /// each element is written once, and writing it around the caches saves
-/// reading its line first (a third of the traffic of a copy). x86 only;
-/// the target attribute stream_stores=false turns it off.
+/// reading its line first (a third of the traffic of a copy). x86 only.
 void streamGlobalStores(llvm::Module &LM) {
   if (!llvm::Triple(LM.getTargetTriple()).isX86())
     return;
@@ -113,8 +112,7 @@ llvm::Error compile(llvm::Module &LM, const TargetSpec &T, std::string &Object,
   if (!TM)
     return TM.takeError();
   optimizeModule(LM, **TM);
-  if (T.getAttr("stream_stores").value_or("true") != "false")
-    streamGlobalStores(LM);
+  streamGlobalStores(LM);
   Source = printLLVMModule(LM);
   if (Asm) {
     std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(LM);

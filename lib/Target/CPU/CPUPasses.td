@@ -65,3 +65,21 @@ def CPUFuseElementwise : Pass<CPUPasses, "cpu-fuse-elementwise"> {
   ];
   let Constructor = "createCPUFuseElementwisePass";
 }
+
+def CPUCoarsenGrid : Pass<CPUPasses, "cpu-coarsen-grid"> {
+  let Summary = "Give each CPU task a contiguous range of blocks";
+  let Description = [{
+    Divides the grid's first dimension into at most `tasks` contiguous
+    ranges: the kernel's first block index then counts ranges, and a
+    serial loop inside runs the range's blocks one after another (the
+    kernel's allocations stay at its top). Fewer, larger tasks take fewer
+    trips through the thread pool, and each core reads long runs of
+    consecutive memory that its prefetchers follow. Kernels that still
+    bind a thread index are left alone.
+  }];
+  let Options = [
+    PassOption<"tasks", "int", "256",
+               "most tasks per launch along the grid's first dimension">,
+  ];
+  let Constructor = "createCPUCoarsenGridPass";
+}
