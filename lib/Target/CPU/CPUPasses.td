@@ -42,3 +42,44 @@ def CPULowerGemm : Pass<CPUPasses, "cpu-lower-gemm"> {
   ];
   let Constructor = "createCPULowerGemmPass";
 }
+
+def CPUFuseElementwise : Pass<CPUPasses, "cpu-fuse-elementwise"> {
+  let Summary = "Fuse element-wise runs over fragments into loops over global memory";
+  let Description = [{
+    A run is a sequence of consecutive statements over one element domain:
+    copies between a whole fragment and a global region, fills, parallel
+    loops that store to fragments at the loop's own index, and reductions
+    of a fragment along its innermost dimension. When every use of a
+    fragment lies in such runs and each run writes an element of it before
+    reading it, the fragment becomes one scalar per element and the run one
+    loop nest that reads and writes global memory directly, emitted twice:
+    unguarded when the whole tile is in range, and with copy's guards
+    (out-of-range reads are zero, out-of-range writes are dropped)
+    otherwise. Reductions accumulate into `lanes` partial results combined
+    after the nest, so that they vectorize without reassociation. Runs
+    that do not qualify are left to tile-lower-tile-ops.
+  }];
+  let Options = [
+    PassOption<"lanes", "int", "0",
+               "partial results per reduction (0: four vector registers of the target)">,
+  ];
+  let Constructor = "createCPUFuseElementwisePass";
+}
+
+def CPUCoarsenGrid : Pass<CPUPasses, "cpu-coarsen-grid"> {
+  let Summary = "Give each CPU task a contiguous range of blocks";
+  let Description = [{
+    Divides the grid's first dimension into at most `tasks` contiguous
+    ranges: the kernel's first block index then counts ranges, and a
+    serial loop inside runs the range's blocks one after another (the
+    kernel's allocations stay at its top). Fewer, larger tasks take fewer
+    trips through the thread pool, and each core reads long runs of
+    consecutive memory that its prefetchers follow. Kernels that still
+    bind a thread index are left alone.
+  }];
+  let Options = [
+    PassOption<"tasks", "int", "256",
+               "most tasks per launch along the grid's first dimension">,
+  ];
+  let Constructor = "createCPUCoarsenGridPass";
+}

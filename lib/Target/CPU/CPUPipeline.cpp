@@ -2,8 +2,10 @@
 //
 // The complete, ordered pass list for CPUs. Pipelined loops run in order,
 // gemm becomes register-blocked loops that LLVM turns into FMA
-// micro-kernels (cpu-lower-gemm), the other tile ops loops over elements,
-// a block's threads run one after another inside its task, and what is
+// micro-kernels (cpu-lower-gemm), element-wise runs over fragments one
+// loop over global memory (cpu-fuse-elementwise), the other tile ops loops
+// over elements, a block's threads run one after another, each task runs
+// a contiguous range of blocks (cpu-coarsen-grid), and what is
 // left is simplified for LLVM, whose O3 pipeline vectorizes the parallel
 // loops during codegen.
 //
@@ -26,10 +28,12 @@ namespace tile {
 void buildCPUPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createCPULowerGemmPass());
+  PM.addPass(createCPUFuseElementwisePass());
   std::unique_ptr<Pass> Lower = createLowerTileOpsPass();
   llvm::cantFail(Lower->setOption("skip-gemm", "true"));
   PM.addPass(std::move(Lower));
   PM.addPass(createMaterializeLaunchPass());
+  PM.addPass(createCPUCoarsenGridPass());
   PM.addPass(createSimplifyPass());
 }
 

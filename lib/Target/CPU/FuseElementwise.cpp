@@ -1,0 +1,883 @@
+//===- FuseElementwise.cpp - cpu-fuse-elementwise -------------------------===//
+//
+// Fuses runs of element-wise tile code over fragments into one loop nest
+// that reads and writes global memory directly. A run is a sequence of
+// consecutive statements over the same element domain: copies between a
+// whole fragment and a global region, fills, parallel loops whose bodies
+// store to fragments at the loop's own index, and reductions of a fragment
+// along its innermost dimension. When every use of a fragment is in such
+// runs and each run writes an element before reading it, the fragment's
+// value never crosses elements or runs: it becomes one scalar per element,
+// and the run becomes
+//
+//   if (every global access is in range) { nest } else { guarded nest }
+//
+// where the nest executes the run's statements element by element (the
+// guarded one reads out-of-range global elements as zero and does not write
+// them, as copy does). Reductions accumulate into `lanes` partial results
+// that are combined after the nest, so that LLVM can vectorize them
+// without reassociating floating-point adds. On a CPU this removes the
+// stack round trip of every fragment and the per-element guards of whole
+// tiles: the run streams from memory once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUTargetInfo.h"
+#include "tile/IR/Printer.h"
+#include "tile/IR/Walk.h"
+#include "tile/Target/BackendContext.h"
+#include "tile/Transforms/ExprUtils.h"
+#include "tile/Transforms/Pass.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace tile;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+
+#define GET_TILE_PASS_DECLS
+#include "CPUPasses.inc"
+
+namespace {
+
+using Stmts = std::vector<StmtPtr>;
+
+bool isUnit(const Expr *E) { return !E || ex::isConst(*E, 1); }
+
+/// One statement of a run.
+struct Member {
+  enum KindTy { CopyIn, CopyOut, Fill, Loop, Reduce } Kind;
+  Stmt *S = nullptr;
+  /// The element domain: the non-unit extents, outermost first.
+  std::vector<int64_t> Domain;
+  /// CopyIn, CopyOut, Fill, Reduce: the fragment.
+  BufferValue *Frag = nullptr;
+  /// Copies: the global side, its offsets (null for 0) and, per dimension,
+  /// the domain position it walks or -1.
+  BufferValue *Global = nullptr;
+  std::vector<const Expr *> GOffsets;
+  std::vector<int> GPos;
+  /// Loop: per loop dimension, its domain position or -1 (unit extent).
+  std::vector<int> VarPos;
+  /// Reduce: the destination and its per-dimension domain positions.
+  BufferValue *Dst = nullptr;
+  std::vector<int> DstPos;
+  /// Reads and writes of run-local fragments in element order.
+  std::vector<std::pair<BufferValue *, bool>> Events;
+  /// Other buffers read and written.
+  llvm::SmallVector<BufferValue *, 4> Reads, Writes;
+  /// Candidates this member uses other than per element.
+  llvm::SmallVector<BufferValue *, 2> Disqualify;
+};
+
+struct Run {
+  std::vector<Member> Members;
+  Block *B = nullptr;
+  /// Index of the first member in B.
+  size_t First = 0;
+};
+
+class Fuser {
+public:
+  Fuser(Function &F, KernelStmt &K, int64_t Lanes, unsigned VectorBits)
+      : Names(F), K(K), Lanes(Lanes), VectorBits(VectorBits) {
+    walkStmts(F.getBody(), [&](const Stmt &S) {
+      if (const auto *Fo = dyn_cast<ForStmt>(&S))
+        for (const LoopDim &D : Fo->getDims())
+          if (!D.Lo || isNonNegative(*D.Lo))
+            NonNeg.insert(D.Var.get());
+    });
+  }
+
+  void run() {
+    // Candidate fragments: on-chip buffers of constant shape.
+    walkStmts(K.getBodyMutable(), [&](Stmt &S) {
+      if (auto *A = dyn_cast<AllocStmt>(&S)) {
+        BufferValue *B = A->getBuffer();
+        if ((B->getScope() == MemScope::Fragment ||
+             B->getScope() == MemScope::Local) &&
+            B->getRank() > 0 && B->getConstShape() && B->getStrides().empty())
+          Local.insert(B);
+      }
+    });
+    // Drop candidates used outside runs, or read before written in one,
+    // until the runs no longer change.
+    std::vector<Run> Runs;
+    for (bool Changed = true; Changed;) {
+      Runs.clear();
+      collectRuns(K.getBodyMutable(), Runs);
+      Changed = pruneLocals(Runs);
+    }
+    if (Runs.empty())
+      return;
+    // Rewrite the runs back to front so that indices stay valid.
+    for (auto It = Runs.rbegin(); It != Runs.rend(); ++It)
+      fuse(*It);
+    removeAllocs(K.getBodyMutable());
+  }
+
+private:
+  //===--- Analysis -------------------------------------------------------===//
+
+  bool isNonNegative(const Expr &E) const {
+    if (std::optional<int64_t> C = E.getConstInt())
+      return *C >= 0;
+    if (const auto *R = dyn_cast<RefExpr>(&E)) {
+      Value::Kind VK = R->getValue()->getKind();
+      return VK == Value::Kind::Dim || VK == Value::Kind::BlockIdx ||
+             NonNeg.count(R->getValue());
+    }
+    if (const auto *B = dyn_cast<BinaryExpr>(&E))
+      return (B->getOp() == BinaryOp::Add || B->getOp() == BinaryOp::Mul) &&
+             isNonNegative(*B->getLHS()) && isNonNegative(*B->getRHS());
+    if (const auto *C = dyn_cast<CallExpr>(&E)) {
+      Intrinsic I = C->getIntrinsic();
+      if (I == Intrinsic::Min || I == Intrinsic::Max || I == Intrinsic::CeilDiv ||
+          I == Intrinsic::FloorDiv)
+        return isNonNegative(*C->getArgs()[0]) && isNonNegative(*C->getArgs()[1]);
+    }
+    return false;
+  }
+
+  bool isLocal(const BufferValue *B) const {
+    return Local.count(const_cast<BufferValue *>(B));
+  }
+
+  /// The domain of a candidate fragment and its dimensions' positions.
+  static std::vector<int64_t> fragDomain(const BufferValue *F,
+                                         std::vector<int> *Pos = nullptr) {
+    std::vector<int64_t> D;
+    std::vector<int64_t> Shape = *F->getConstShape();
+    for (int64_t E : Shape) {
+      if (Pos)
+        Pos->push_back(E == 1 ? -1 : int(D.size()));
+      if (E != 1)
+        D.push_back(E);
+    }
+    return D;
+  }
+
+  bool usesThread(Stmt &S) {
+    bool Found = false;
+    auto Check = [&](const Value *V) {
+      Found |= V->getKind() == Value::Kind::ThreadIdx;
+    };
+    forEachExprSlot(S, [&](ExprPtr &E) { forEachUse(*E, Check); });
+    for (Block *N : getNestedBlocks(S))
+      forEachUse(*N, Check);
+    return Found;
+  }
+
+  /// Collects the buffers loaded in \p E into M's reads; candidates read
+  /// there are not read per element and cannot stay candidates.
+  void loadsOf(const Expr &E, Member &M) {
+    forEachUse(E, [&](const Value *V) {
+      if (const auto *B = dyn_cast<BufferValue>(V)) {
+        M.Reads.push_back(const_cast<BufferValue *>(B));
+        if (isLocal(B))
+          M.Disqualify.push_back(const_cast<BufferValue *>(B));
+      }
+    });
+  }
+
+  std::optional<Member> analyzeCopy(OpStmt &Op) {
+    const Region &SR = Op.getOperands()[0].R, &DR = Op.getOperands()[1].R;
+    Member M;
+    M.S = &Op;
+    const Region *G, *Fr;
+    if (isLocal(DR.Buf) && DR.isWholeBuffer() &&
+        SR.Buf->getScope() == MemScope::Global) {
+      M.Kind = Member::CopyIn;
+      G = &SR;
+      Fr = &DR;
+    } else if (isLocal(SR.Buf) && SR.isWholeBuffer() &&
+               DR.Buf->getScope() == MemScope::Global) {
+      M.Kind = Member::CopyOut;
+      G = &DR;
+      Fr = &SR;
+    } else {
+      return std::nullopt;
+    }
+    M.Frag = Fr->Buf;
+    M.Global = G->Buf;
+    M.Domain = fragDomain(M.Frag);
+    std::vector<const Expr *> Ext = getRegionExtentExprs(*G, Fr);
+    unsigned P = 0;
+    for (unsigned D = 0; D != G->Buf->getRank(); ++D) {
+      const Expr *Off = G->isWholeBuffer() ? nullptr : G->Indices[D].Offset.get();
+      M.GOffsets.push_back(Off);
+      if (Off)
+        loadsOf(*Off, M);
+      if (isUnit(Ext[D])) {
+        M.GPos.push_back(-1);
+        continue;
+      }
+      std::optional<int64_t> C = Ext[D]->getConstInt();
+      if (!C || P >= M.Domain.size() || *C != M.Domain[P])
+        return std::nullopt;
+      M.GPos.push_back(int(P++));
+    }
+    if (P != M.Domain.size())
+      return std::nullopt;
+    if (M.Kind == Member::CopyIn) {
+      M.Reads.push_back(M.Global);
+      M.Events.push_back({M.Frag, true});
+    } else {
+      M.Writes.push_back(M.Global);
+      M.Events.push_back({M.Frag, false});
+    }
+    return M;
+  }
+
+  std::optional<Member> analyzeFill(OpStmt &Op) {
+    const Region &DR = Op.getOperands()[0].R;
+    if (!isLocal(DR.Buf) || !DR.isWholeBuffer())
+      return std::nullopt;
+    Member M;
+    M.Kind = Member::Fill;
+    M.S = &Op;
+    M.Frag = DR.Buf;
+    M.Domain = fragDomain(M.Frag);
+    if (Op.getName() == "fill") {
+      loadsOf(*Op.getOperands()[1].E, M);
+    }
+    M.Events.push_back({M.Frag, true});
+    return M;
+  }
+
+  std::optional<Member> analyzeReduce(OpStmt &Op) {
+    const Region &SR = Op.getOperand("src").R, &DR = Op.getOperand("dst").R;
+    // A candidate destination is dropped by pruneLocals.
+    if (!isLocal(SR.Buf) || !SR.isWholeBuffer() || !DR.isWholeBuffer() || DR.Buf->getScope() == MemScope::Global ||
+        !DR.Buf->getConstShape() || !DR.Buf->getStrides().empty())
+      return std::nullopt;
+    Member M;
+    M.Kind = Member::Reduce;
+    M.S = &Op;
+    M.Frag = SR.Buf;
+    M.Dst = DR.Buf;
+    std::vector<int> Pos;
+    M.Domain = fragDomain(M.Frag, &Pos);
+    unsigned Dim = Op.getAttrOrDefault("dim").getInt();
+    // Only along the innermost domain dimension: the partial results are
+    // then one vector of the inner loop.
+    if (Dim >= Pos.size() || Pos[Dim] < 0 || Pos[Dim] + 1 != int(M.Domain.size()))
+      return std::nullopt;
+    // dst's non-unit dimensions are the outer domain dimensions, in order.
+    unsigned P = 0;
+    std::vector<int64_t> DstShape = *M.Dst->getConstShape();
+    for (int64_t E : DstShape) {
+      if (E == 1) {
+        M.DstPos.push_back(-1);
+        continue;
+      }
+      if (P + 1 >= M.Domain.size() || E != M.Domain[P])
+        return std::nullopt;
+      M.DstPos.push_back(int(P++));
+    }
+    if (P + 1 != M.Domain.size())
+      return std::nullopt;
+    M.Events.push_back({M.Frag, false});
+    M.Writes.push_back(M.Dst);
+    if (!Op.getAttrOrDefault("clear").getBool())
+      M.Reads.push_back(M.Dst);
+    return M;
+  }
+
+  /// Whether index \p Idx of a local buffer \p F in loop \p Fo is the
+  /// loop's element.
+  bool isElementIndex(const BufferValue *F, llvm::ArrayRef<ExprPtr> Idx,
+                      const ForStmt &Fo, const std::vector<int> &VarPos) {
+    std::vector<int> Pos;
+    fragDomain(F, &Pos);
+    if (Idx.size() != Pos.size())
+      return false;
+    for (unsigned D = 0; D != Idx.size(); ++D) {
+      const auto *R = dyn_cast<RefExpr>(Idx[D].get());
+      int VP = -2;
+      if (R)
+        for (unsigned L = 0; L != Fo.getDims().size(); ++L)
+          if (Fo.getDims()[L].Var.get() == R->getValue())
+            VP = VarPos[L];
+      if (Pos[D] < 0) {
+        if (!ex::isConst(*Idx[D], 0) && VP != -1)
+          return false;
+      } else if (VP != Pos[D]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  std::optional<Member> analyzeLoop(ForStmt &Fo) {
+    if (Fo.getLoopKind() != LoopKind::Parallel || Fo.getStep())
+      return std::nullopt;
+    Member M;
+    M.Kind = Member::Loop;
+    M.S = &Fo;
+    for (const LoopDim &D : Fo.getDims()) {
+      if (D.Lo && !ex::isConst(*D.Lo, 0))
+        return std::nullopt;
+      std::optional<int64_t> C = D.Hi->getConstInt();
+      if (!C || *C < 1)
+        return std::nullopt;
+      M.VarPos.push_back(*C == 1 ? -1 : int(M.Domain.size()));
+      if (*C != 1)
+        M.Domain.push_back(*C);
+    }
+    bool TouchesLocal = false;
+    for (const StmtPtr &S : Fo.getBody().Stmts) {
+      auto *St = dyn_cast<StoreStmt>(S.get());
+      if (!St || !isLocal(St->getBuffer()) ||
+          fragDomain(St->getBuffer()) != M.Domain ||
+          !isElementIndex(St->getBuffer(), St->getIndices(), Fo, M.VarPos))
+        return std::nullopt;
+      // Reads in the value and the (element) indices, in evaluation order.
+      std::function<void(const Expr &)> Visit = [&](const Expr &E) {
+        if (const auto *L = dyn_cast<LoadExpr>(&E)) {
+          if (isLocal(L->getBuffer()) && fragDomain(L->getBuffer()) == M.Domain &&
+              isElementIndex(L->getBuffer(), L->getIndices(), Fo, M.VarPos)) {
+            M.Events.push_back({L->getBuffer(), false});
+            return;
+          }
+          M.Reads.push_back(L->getBuffer());
+          if (isLocal(L->getBuffer()))
+            M.Disqualify.push_back(L->getBuffer());
+        }
+        forEachChild(const_cast<Expr &>(E), [&](ExprPtr &C) { Visit(*C); });
+      };
+      Visit(*St->getValue());
+      M.Events.push_back({St->getBuffer(), true});
+      TouchesLocal = true;
+    }
+    if (!TouchesLocal)
+      return std::nullopt;
+    return M;
+  }
+
+  std::optional<Member> analyze(Stmt &S) {
+    if (usesThread(S))
+      return std::nullopt;
+    if (auto *Op = dyn_cast<OpStmt>(&S)) {
+      if (!Op->getAttrs().empty() && Op->getName() != "reduce")
+        return std::nullopt;
+      if (Op->getName() == "copy")
+        return analyzeCopy(*Op);
+      if (Op->getName() == "fill" || Op->getName() == "clear")
+        return analyzeFill(*Op);
+      if (Op->getName() == "reduce")
+        return analyzeReduce(*Op);
+      return std::nullopt;
+    }
+    if (auto *Fo = dyn_cast<ForStmt>(&S))
+      return analyzeLoop(*Fo);
+    return std::nullopt;
+  }
+
+  /// Whether \p M can join \p R: same domain, and no buffer that one
+  /// writes is read or written by the other.
+  static bool compatible(const Run &R, const Member &M) {
+    const Member &F = R.Members.front();
+    if (F.Domain != M.Domain)
+      return false;
+    for (const Member &O : R.Members) {
+      for (BufferValue *W : M.Writes)
+        if (llvm::is_contained(O.Reads, W) || llvm::is_contained(O.Writes, W))
+          return false;
+      for (BufferValue *W : O.Writes)
+        if (llvm::is_contained(M.Reads, W))
+          return false;
+    }
+    for (BufferValue *W : M.Writes)
+      if (llvm::is_contained(M.Reads, W) && M.Kind != Member::Reduce)
+        return false;
+    return true;
+  }
+
+  void collectRuns(Block &B, std::vector<Run> &Runs) {
+    std::optional<Run> Cur;
+    auto Close = [&] {
+      if (Cur)
+        Runs.push_back(std::move(*Cur));
+      Cur.reset();
+    };
+    for (size_t I = 0; I != B.Stmts.size(); ++I) {
+      Stmt &S = *B.Stmts[I];
+      std::optional<Member> M = analyze(S);
+      if (!M) {
+        Close();
+        for (Block *N : getNestedBlocks(S))
+          collectRuns(*N, Runs);
+        continue;
+      }
+      if (Cur && !compatible(*Cur, *M))
+        Close();
+      if (!Cur) {
+        Cur.emplace();
+        Cur->B = &B;
+        Cur->First = I;
+      }
+      Cur->Members.push_back(std::move(*M));
+    }
+    Close();
+  }
+
+  /// Buffers that \p S refers to itself (not in nested blocks).
+  static void directUses(Stmt &S, llvm::function_ref<void(const Value *)> Fn) {
+    if (isa<AllocStmt>(S))
+      return;
+    forEachExprSlot(S, [&](ExprPtr &E) { forEachUse(*E, Fn); });
+    if (auto *St = dyn_cast<StoreStmt>(&S))
+      Fn(St->getBuffer());
+    if (auto *Op = dyn_cast<OpStmt>(&S))
+      for (const OpOperand &O : Op->getOperands())
+        if (O.Kind == OperandKind::Region)
+          Fn(O.R.Buf);
+  }
+
+  void usesOutside(Block &B, const llvm::DenseSet<const Stmt *> &InRun,
+                   llvm::DenseSet<const Value *> &Out) {
+    for (StmtPtr &S : B.Stmts) {
+      if (InRun.count(S.get()))
+        continue;
+      directUses(*S, [&](const Value *V) { Out.insert(V); });
+      for (Block *N : getNestedBlocks(*S))
+        usesOutside(*N, InRun, Out);
+    }
+  }
+
+  /// Removes from Local the buffers that cannot become per-element
+  /// scalars; true if any was removed.
+  bool pruneLocals(const std::vector<Run> &Runs) {
+    llvm::DenseSet<const Stmt *> InRun;
+    for (const Run &R : Runs)
+      for (const Member &M : R.Members)
+        InRun.insert(M.S);
+    llvm::DenseSet<const Value *> Outside;
+    usesOutside(K.getBodyMutable(), InRun, Outside);
+    llvm::SmallVector<BufferValue *> Drop;
+    for (BufferValue *F : Local)
+      if (Outside.count(F))
+        Drop.push_back(F);
+    for (const Run &R : Runs) {
+      llvm::DenseSet<BufferValue *> Seen;
+      for (const Member &M : R.Members) {
+        if (M.Dst)
+          Drop.push_back(M.Dst);
+        Drop.append(M.Disqualify.begin(), M.Disqualify.end());
+        for (auto [F, Write] : M.Events)
+          if (Seen.insert(F).second && !Write)
+            Drop.push_back(F);
+      }
+    }
+    bool Changed = false;
+    for (BufferValue *F : Drop)
+      Changed |= Local.remove(F);
+    return Changed;
+  }
+
+  //===--- Rewriting ------------------------------------------------------===//
+
+  std::unique_ptr<Value> loopVar(llvm::StringRef Base) {
+    auto V = std::make_unique<Value>(Value::Kind::LoopVar, Names.fresh(Base),
+                                     DType::I32, llvm::SMLoc());
+    NonNeg.insert(V.get());
+    return V;
+  }
+
+  static StmtPtr forLoop(LoopKind LK, std::vector<LoopDim> Dims, Stmts Body) {
+    Block B;
+    B.Stmts = std::move(Body);
+    return std::make_unique<ForStmt>(LK, std::move(Dims), nullptr,
+                                     AttributeList(), std::move(B));
+  }
+
+  static LoopDim dim(std::unique_ptr<Value> V, int64_t Lo, int64_t Hi,
+                     bool Parallel) {
+    LoopDim D;
+    D.Var = std::move(V);
+    if (!Parallel)
+      D.Lo = ex::intLit(Lo);
+    D.Hi = ex::intLit(Hi);
+    return D;
+  }
+
+  static StmtPtr ifThen(ExprPtr Cond, Stmts Then, std::optional<Stmts> Else = {}) {
+    Block T;
+    T.Stmts = std::move(Then);
+    std::optional<Block> E;
+    if (Else) {
+      E.emplace();
+      E->Stmts = std::move(*Else);
+    }
+    return std::make_unique<IfStmt>(std::move(Cond), std::move(T), std::move(E));
+  }
+
+  BufferValue *alloc(Stmts &Out, llvm::StringRef Name, DType Ty, MemScope Scope,
+                     std::vector<int64_t> Shape) {
+    std::vector<ExprPtr> S;
+    for (int64_t E : Shape)
+      S.push_back(ex::intLit(E));
+    auto B = std::make_unique<BufferValue>(Names.fresh(Name), Ty, Scope,
+                                           std::move(S), std::vector<ExprPtr>(),
+                                           false, llvm::SMLoc());
+    BufferValue *P = B.get();
+    Out.push_back(std::make_unique<AllocStmt>(std::move(B), AttributeList()));
+    return P;
+  }
+
+  static ExprPtr cloneOr(const Expr *E, int64_t Default) {
+    return E ? E->clone() : ex::intLit(Default);
+  }
+
+  std::vector<ExprPtr> globalIndex(const Member &M, llvm::ArrayRef<ExprPtr> Elem) {
+    std::vector<ExprPtr> Idx;
+    for (unsigned D = 0; D != M.GOffsets.size(); ++D) {
+      ExprPtr I = cloneOr(M.GOffsets[D], 0);
+      if (M.GPos[D] >= 0)
+        I = ex::add(std::move(I), Elem[M.GPos[D]]->clone());
+      Idx.push_back(std::move(I));
+    }
+    return Idx;
+  }
+
+  ExprPtr inRange(const BufferValue *G, const std::vector<ExprPtr> &Idx) {
+    ExprPtr C;
+    for (unsigned D = 0; D != Idx.size(); ++D) {
+      if (!isNonNegative(*Idx[D]))
+        C = ex::land(std::move(C), ex::ge(Idx[D]->clone(), ex::intLit(0)));
+      C = ex::land(std::move(C), ex::lt(Idx[D]->clone(), G->getShape()[D]->clone()));
+    }
+    return C ? std::move(C) : ex::boolLit(true);
+  }
+
+  /// Whether every global access of the run is in range for the whole tile.
+  /// Tensors of one shape read at one offset need one check.
+  ExprPtr wholeTileInRange(const Run &R) {
+    ExprPtr C;
+    llvm::StringSet<> Seen;
+    auto Add = [&](ExprPtr X) {
+      std::string Key;
+      llvm::raw_string_ostream OS(Key);
+      printExpr(*X, OS);
+      if (Seen.insert(Key).second)
+        C = ex::land(std::move(C), std::move(X));
+    };
+    for (const Member &M : R.Members) {
+      if (!M.Global)
+        continue;
+      for (unsigned D = 0; D != M.GOffsets.size(); ++D) {
+        ExprPtr Off = cloneOr(M.GOffsets[D], 0);
+        if (!isNonNegative(*Off))
+          Add(ex::ge(Off->clone(), ex::intLit(0)));
+        int64_t Ext = M.GPos[D] >= 0 ? M.Domain[M.GPos[D]] : 1;
+        Add(ex::le(ex::add(std::move(Off), ex::intLit(Ext)),
+                   M.Global->getShape()[D]->clone()));
+      }
+    }
+    return C;
+  }
+
+  static ExprPtr identity(llvm::StringRef Kind, DType Ty) {
+    if (Kind == "sum" || Kind == "abssum" || Kind == "absmax")
+      return ex::zero(Ty);
+    return Kind == "max" ? ex::lowest(Ty) : ex::highest(Ty);
+  }
+
+  static ExprPtr combine(llvm::StringRef Kind, ExprPtr Acc, ExprPtr X) {
+    if (Kind == "sum" || Kind == "abssum")
+      return ex::add(std::move(Acc), std::move(X));
+    std::vector<ExprPtr> Args;
+    Args.push_back(std::move(Acc));
+    Args.push_back(std::move(X));
+    return ex::call(Kind == "min" ? Intrinsic::Min : Intrinsic::Max, std::move(Args));
+  }
+
+  static StmtPtr store(BufferValue *B, std::vector<ExprPtr> Idx, ExprPtr V) {
+    V = ex::castTo(std::move(V), B->getDType());
+    return std::make_unique<StoreStmt>(B, std::move(Idx), std::move(V));
+  }
+
+  /// The statements of one element: \p Elem are its domain indices, \p Lane
+  /// the partial result it accumulates into.
+  Stmts elementBody(const Run &R, llvm::ArrayRef<ExprPtr> Elem, const Expr *Lane,
+                    bool Guarded, const llvm::DenseMap<const Stmt *, BufferValue *> &Parts) {
+    Stmts Out;
+    llvm::DenseMap<const BufferValue *, BufferValue *> Scalar;
+    for (const Member &M : R.Members)
+      for (auto [F, W] : M.Events)
+        if (!Scalar.count(F))
+          Scalar[F] = alloc(Out, F->getName(), F->getDType(), MemScope::Var, {});
+    for (const Member &M : R.Members) {
+      switch (M.Kind) {
+      case Member::CopyIn: {
+        std::vector<ExprPtr> GI = globalIndex(M, Elem);
+        BufferValue *V = Scalar[M.Frag];
+        if (!Guarded) {
+          Out.push_back(store(V, {}, ex::load(M.Global, std::move(GI))));
+          break;
+        }
+        ExprPtr C = inRange(M.Global, GI);
+        Stmts Then, Else;
+        Then.push_back(store(V, {}, ex::load(M.Global, std::move(GI))));
+        Else.push_back(store(V, {}, ex::zero(V->getDType())));
+        Out.push_back(ifThen(std::move(C), std::move(Then), std::move(Else)));
+        break;
+      }
+      case Member::CopyOut: {
+        std::vector<ExprPtr> GI = globalIndex(M, Elem);
+        ExprPtr C = Guarded ? inRange(M.Global, GI) : nullptr;
+        StmtPtr St = store(M.Global, std::move(GI), ex::load(Scalar[M.Frag], {}));
+        if (!C) {
+          Out.push_back(std::move(St));
+          break;
+        }
+        Stmts Then;
+        Then.push_back(std::move(St));
+        Out.push_back(ifThen(std::move(C), std::move(Then)));
+        break;
+      }
+      case Member::Fill: {
+        auto *Op = cast<OpStmt>(M.S);
+        BufferValue *V = Scalar[M.Frag];
+        Out.push_back(store(V, {},
+                            Op->getName() == "fill" ? Op->getOperands()[1].E->clone()
+                                                    : ex::zero(V->getDType())));
+        break;
+      }
+      case Member::Loop: {
+        auto *Fo = cast<ForStmt>(M.S);
+        auto Rewrite = [&](ExprPtr E) -> ExprPtr {
+          if (auto *Ref = dyn_cast<RefExpr>(E.get()))
+            for (unsigned D = 0; D != Fo->getDims().size(); ++D)
+              if (Fo->getDims()[D].Var.get() == Ref->getValue())
+                return ex::castTo(M.VarPos[D] < 0 ? ex::intLit(0)
+                                                  : Elem[M.VarPos[D]]->clone(),
+                                  Ref->getDType());
+          if (auto *L = dyn_cast<LoadExpr>(E.get()))
+            if (BufferValue *V = Scalar.lookup(L->getBuffer()))
+              return ex::load(V, {});
+          return E;
+        };
+        for (const StmtPtr &S : Fo->getBody().Stmts) {
+          auto *St = cast<StoreStmt>(S.get());
+          ExprPtr Val = St->getValue()->clone();
+          rewriteExpr(Val, Rewrite);
+          Out.push_back(store(Scalar[St->getBuffer()], {}, std::move(Val)));
+        }
+        break;
+      }
+      case Member::Reduce: {
+        auto *Op = cast<OpStmt>(M.S);
+        std::string Kind = Op->getAttrOrDefault("kind").getStr().str();
+        BufferValue *P = Parts.lookup(M.S);
+        ExprPtr X = ex::castTo(ex::load(Scalar[M.Frag], {}), P->getDType());
+        if (llvm::StringRef(Kind).starts_with("abs")) {
+          std::vector<ExprPtr> Args;
+          Args.push_back(std::move(X));
+          X = ex::call(Intrinsic::Abs, std::move(Args));
+        }
+        std::vector<ExprPtr> LI, SI;
+        LI.push_back(Lane->clone());
+        SI.push_back(Lane->clone());
+        ExprPtr Cur = ex::load(P, std::move(LI));
+        Out.push_back(store(P, std::move(SI), combine(Kind, std::move(Cur), std::move(X))));
+        break;
+      }
+      }
+    }
+    return Out;
+  }
+
+  /// The loop nest of a run over its whole domain.
+  Stmts nest(const Run &R, bool Guarded) {
+    const std::vector<int64_t> &Dom = R.Members.front().Domain;
+    std::vector<const Member *> Reduces;
+    for (const Member &M : R.Members)
+      if (M.Kind == Member::Reduce)
+        Reduces.push_back(&M);
+    Stmts Out;
+    if (Reduces.empty()) {
+      llvm::DenseMap<const Stmt *, BufferValue *> NoParts;
+      static const char *const VarNames[] = {"i", "j", "k", "l"};
+      std::vector<LoopDim> Dims;
+      std::vector<ExprPtr> Elem;
+      for (unsigned P = 0; P != Dom.size(); ++P) {
+        auto V = loopVar(VarNames[std::min<unsigned>(P, 3)]);
+        Elem.push_back(ex::ref(V.get()));
+        Dims.push_back(dim(std::move(V), 0, Dom[P], true));
+      }
+      Stmts Body = elementBody(R, Elem, nullptr, Guarded, NoParts);
+      if (Dims.empty())
+        return Body;
+      Out.push_back(forLoop(LoopKind::Parallel, std::move(Dims), std::move(Body)));
+      return Out;
+    }
+    // Outer dimensions: a serial loop; inside it the innermost dimension
+    // is walked in vectors of L partial results, then the tail.
+    std::vector<LoopDim> OuterDims;
+    std::vector<ExprPtr> Elem;
+    for (unsigned P = 0; P + 1 < Dom.size(); ++P) {
+      auto V = loopVar("i");
+      Elem.push_back(ex::ref(V.get()));
+      OuterDims.push_back(dim(std::move(V), 0, Dom[P], false));
+    }
+    int64_t E = Dom.back();
+    int64_t L = lanes(Reduces.front()->Dst->getDType());
+    Stmts Inner;
+    llvm::DenseMap<const Stmt *, BufferValue *> Parts;
+    for (const Member *M : Reduces) {
+      auto *Op = cast<OpStmt>(M->S);
+      DType Ty = M->Dst->getDType();
+      BufferValue *P = alloc(Inner, "part", Ty, MemScope::Local, {L});
+      Parts[M->S] = P;
+      auto V = loopVar("l");
+      Value *LV = V.get();
+      std::vector<LoopDim> D;
+      D.push_back(dim(std::move(V), 0, L, true));
+      Stmts Init;
+      std::vector<ExprPtr> PI;
+      PI.push_back(ex::ref(LV));
+      Init.push_back(store(P, std::move(PI),
+                           identity(Op->getAttrOrDefault("kind").getStr().str(), Ty)));
+      Inner.push_back(forLoop(LoopKind::Parallel, std::move(D), std::move(Init)));
+    }
+    if (int64_t Q = E / L) {
+      auto JO = loopVar("jo"), JL = loopVar("jl");
+      Value *JOV = JO.get(), *JLV = JL.get();
+      Elem.push_back(ex::add(ex::mul(ex::ref(JOV), ex::intLit(L)), ex::ref(JLV)));
+      ExprPtr Lane = ex::ref(JLV);
+      Stmts Body = elementBody(R, Elem, Lane.get(), Guarded, Parts);
+      Elem.pop_back();
+      std::vector<LoopDim> DL, DO;
+      DL.push_back(dim(std::move(JL), 0, L, true));
+      Stmts OBody;
+      OBody.push_back(forLoop(LoopKind::Parallel, std::move(DL), std::move(Body)));
+      DO.push_back(dim(std::move(JO), 0, Q, false));
+      Inner.push_back(forLoop(LoopKind::Serial, std::move(DO), std::move(OBody)));
+    }
+    if (int64_t Rem = E % L) {
+      auto JT = loopVar("jt");
+      Value *JTV = JT.get();
+      Elem.push_back(ex::add(ex::intLit(E / L * L), ex::ref(JTV)));
+      ExprPtr Lane = ex::ref(JTV);
+      Stmts Body = elementBody(R, Elem, Lane.get(), Guarded, Parts);
+      Elem.pop_back();
+      std::vector<LoopDim> D;
+      D.push_back(dim(std::move(JT), 0, Rem, true));
+      Inner.push_back(forLoop(LoopKind::Parallel, std::move(D), std::move(Body)));
+    }
+    for (const Member *M : Reduces) {
+      auto *Op = cast<OpStmt>(M->S);
+      std::string Kind = Op->getAttrOrDefault("kind").getStr().str();
+      BufferValue *P = Parts[M->S];
+      DType Ty = M->Dst->getDType();
+      std::vector<ExprPtr> DI;
+      for (int Pos : M->DstPos)
+        DI.push_back(Pos < 0 ? ex::intLit(0) : Elem[Pos]->clone());
+      BufferValue *Acc = alloc(Inner, "acc", Ty, MemScope::Var, {});
+      std::vector<ExprPtr> DI2;
+      for (const ExprPtr &X : DI)
+        DI2.push_back(X->clone());
+      Inner.push_back(store(Acc, {},
+                            Op->getAttrOrDefault("clear").getBool()
+                                ? identity(Kind, Ty)
+                                : ex::load(M->Dst, std::move(DI2))));
+      auto V = loopVar("l");
+      Value *LV = V.get();
+      std::vector<LoopDim> D;
+      D.push_back(dim(std::move(V), 0, L, false));
+      std::vector<ExprPtr> PI;
+      PI.push_back(ex::ref(LV));
+      Stmts Comb;
+      Comb.push_back(store(Acc, {}, combine(Kind, ex::load(Acc, {}),
+                                            ex::load(P, std::move(PI)))));
+      Inner.push_back(forLoop(LoopKind::Unroll, std::move(D), std::move(Comb)));
+      Inner.push_back(store(M->Dst, std::move(DI), ex::load(Acc, {})));
+    }
+    if (OuterDims.empty())
+      return Inner;
+    // Serial: parallel loops do not nest.
+    Out.push_back(forLoop(LoopKind::Serial, std::move(OuterDims), std::move(Inner)));
+    return Out;
+  }
+
+  int64_t lanes(DType Ty) const {
+    if (Lanes > 0)
+      return Lanes;
+    // Four vector registers of partial results: enough independent adds
+    // to cover the latency of a vector add on current cores.
+    return std::max<int64_t>(1, 4 * int64_t(VectorBits) / getDTypeBits(Ty));
+  }
+
+  void fuse(Run &R) {
+    Stmts Fused;
+    if (ExprPtr Full = wholeTileInRange(R))
+      Fused.push_back(ifThen(std::move(Full), nest(R, false), nest(R, true)));
+    else
+      Fused = nest(R, false);
+    std::vector<StmtPtr> &S = R.B->Stmts;
+    size_t N = R.Members.size();
+    S.erase(S.begin() + R.First, S.begin() + R.First + N);
+    S.insert(S.begin() + R.First, std::make_move_iterator(Fused.begin()),
+             std::make_move_iterator(Fused.end()));
+  }
+
+  void removeAllocs(Block &B) {
+    std::vector<StmtPtr> Out;
+    for (StmtPtr &S : B.Stmts) {
+      if (auto *A = dyn_cast<AllocStmt>(S.get()); A && Local.count(A->getBuffer()))
+        continue;
+      for (Block *N : getNestedBlocks(*S))
+        removeAllocs(*N);
+      Out.push_back(std::move(S));
+    }
+    B.Stmts = std::move(Out);
+  }
+
+  NameGenerator Names;
+  KernelStmt &K;
+  int64_t Lanes;
+  unsigned VectorBits;
+  llvm::DenseSet<const Value *> NonNeg;
+  llvm::SetVector<BufferValue *> Local;
+};
+
+class FuseElementwisePass : public Pass {
+public:
+  using Pass::Pass;
+
+  bool run(Module &M, PassState &S) override {
+    // Without a target (tile-opt alone) the defaults describe AVX2.
+    CPUVectorInfo Vec;
+    int64_t Lanes = getIntOption("lanes");
+    if (S.Backend && Lanes <= 0) {
+      llvm::Expected<CPUVectorInfo> Info = getCPUVectorInfo(S.Backend->getTarget());
+      if (!Info) {
+        S.Diag.error(llvm::SMLoc(), "cpu-fuse-elementwise: " +
+                                        llvm::toString(Info.takeError()));
+        return false;
+      }
+      Vec = *Info;
+    }
+    for (const auto &F : M.getFunctions()) {
+      std::vector<KernelStmt *> Kernels;
+      walkStmts(F->getBodyMutable(), [&](Stmt &St) {
+        if (auto *K = dyn_cast<KernelStmt>(&St))
+          Kernels.push_back(K);
+      });
+      for (KernelStmt *K : Kernels)
+        Fuser(*F, *K, Lanes, Vec.VectorBits).run();
+    }
+    return true;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tile::createCPUFuseElementwisePass() {
+  return std::make_unique<FuseElementwisePass>(getCPUFuseElementwisePassInfo());
+}
