@@ -51,15 +51,22 @@ static cl::opt<bool> VerifyEach(
 static cl::opt<bool> ListPasses("list-passes",
                                 cl::desc("List the registered passes"));
 
+static const tile::TargetRegistry &getTargets() {
+  static tile::TargetRegistry Targets = [] {
+    tile::TargetRegistry T;
+    if (Error E = tile::registerAllTargetBackends(T))
+      report_fatal_error(std::move(E));
+    return T;
+  }();
+  return Targets;
+}
+
 static tile::PassRegistry &getPassRegistry() {
   static tile::PassRegistry R = [] {
     tile::PassRegistry Reg;
     tile::registerTransformsPasses(Reg);
     // Each backend's own passes, as its .td declares them.
-    tile::TargetRegistry Targets;
-    if (Error E = tile::registerAllTargetBackends(Targets))
-      report_fatal_error(std::move(E));
-    for (const tile::TargetBackendInfo *B : Targets.getBackends())
+    for (const tile::TargetBackendInfo *B : getTargets().getBackends())
       if (B->RegisterPasses)
         B->RegisterPasses(Reg);
     return Reg;
@@ -72,6 +79,9 @@ static bool processBuffer(std::unique_ptr<MemoryBuffer> Buf, raw_ostream &OS) {
   SourceMgr SM;
   unsigned ID = SM.AddNewSourceBuffer(std::move(Buf), SMLoc());
   tile::TileContext Ctx;
+  // Every backend's dialect, so that its ops parse and its passes can
+  // create them.
+  getTargets().registerDialects(Ctx.getOpRegistry());
   tile::DiagnosticEngine Diag(&SM);
   std::unique_ptr<tile::ExpectedDiagnostics> Expect;
   if (VerifyDiagnostics)

@@ -61,5 +61,13 @@ def : OpNeedsFeatures<CUDAMbarrierInitOp, [FeatureMbarrier]>;
 def : OpNeedsFeatures<CUDAMbarrierArriveOp, [FeatureMbarrier]>;
 def : OpNeedsFeatures<CUDAMbarrierWaitOp, [FeatureMbarrier]>;
 def : OpNeedsFeatures<CUDALdmatrixOp, [FeatureLdmatrix]>;
+def : OpNeedsFeatures<CUDAWgmmaMmaOp, [FeatureWGMMA]>;
+def : OpNeedsFeatures<CUDAWgmmaFenceOp, [FeatureWGMMA]>;
+def : OpNeedsFeatures<CUDAWgmmaCommitOp, [FeatureWGMMA]>;
+def : OpNeedsFeatures<CUDAWgmmaWaitOp, [FeatureWGMMA]>;
+def : OpNeedsFeatures<CUDAFenceProxyAsyncOp, [FeatureWGMMA]>;
+def : OpNeedsFeatures<CUDALdgstsOp, [FeatureCpAsync]>;
+def : OpNeedsFeatures<CUDALdgstsCommitOp, [FeatureCpAsync]>;
+def : OpNeedsFeatures<CUDALdgstsWaitOp, [FeatureCpAsync]>;
 
 include "Hopper.td"

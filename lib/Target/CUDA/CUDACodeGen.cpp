@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NVPTXHopperOps.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
@@ -86,6 +87,15 @@ public:
   }
 
   unsigned getGlobalAddressSpace() const override { return 1; }
+
+  llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K,
+                           const OpStmt &Op,
+                           llvm::ArrayRef<llvm::Value *> Operands) override {
+    llvm::Expected<bool> Hopper = emitNVPTXHopperOp(B, Op, Operands);
+    if (!Hopper || *Hopper)
+      return Hopper.takeError();
+    return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
+  }
 
   llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
                               const BufferValue &Buf, llvm::Type *ElemTy,

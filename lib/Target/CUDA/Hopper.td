@@ -21,6 +21,7 @@ def HopperBackend : TargetBackend<"Hopper"> {
   let Dialects = [CUDADialect];
   let Pipeline = "runHopperPipeline";
   let PassPipeline = "buildHopperPipeline";
+  let RegisterPasses = "registerHopperPasses";
   let DeviceCodeGen = "generateCUDADeviceCode";
   let HostCodeGen = "generateCUDAHostCode";
   let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,
