@@ -126,18 +126,23 @@ bool verifyCUDAPendingAttr(const OpStmt &Op, DiagnosticEngine &Diag) {
   return false;
 }
 
-bool verifyCUDAWgmmaWaitOp(const OpStmt &Op, DiagnosticEngine &Diag) {
-  bool OK = verifyCUDAPendingAttr(Op, Diag);
+bool verifyCUDAWgmmaAccOperand(const OpStmt &Op, DiagnosticEngine &Diag) {
   if (!expectScope(Op, "acc", {MemScope::Local}, "a local array", Diag))
     return false;
   const Region &Acc = Op.getOperand("acc").R;
   if (!Acc.isWholeBuffer() || !Acc.Buf->getConstShape() ||
       Acc.Buf->getDType() != DType::F32) {
-    Diag.error(Op.getLoc(), "'cuda.wgmma_wait' takes a whole local f32 "
-                            "array of constant shape");
+    Diag.error(Op.getLoc(), "'" + Op.getName() +
+                                "' takes a whole local f32 array of constant "
+                                "shape");
     return false;
   }
-  return OK;
+  return true;
+}
+
+bool verifyCUDAWgmmaWaitOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  bool OK = verifyCUDAPendingAttr(Op, Diag);
+  return verifyCUDAWgmmaAccOperand(Op, Diag) && OK;
 }
 
 bool verifyCUDALdgstsOp(const OpStmt &Op, DiagnosticEngine &Diag) {

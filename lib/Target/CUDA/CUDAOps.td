@@ -132,8 +132,14 @@ def CUDAWgmmaMmaOp : CUDAOp<"wgmma_mma"> {
 
 def CUDAWgmmaFenceOp : CUDAOp<"wgmma_fence"> {
   let Summary = "Order register accesses before the following wgmma.mma_async (wgmma.fence)";
-  let Example = "cuda.wgmma_fence";
-  let Format = "attr-dict";
+  let Description = [{
+    %acc is the local accumulator array the following wgmma.mma_async
+    use: code generation completes every write of it before the fence.
+  }];
+  let Example = "cuda.wgmma_fence %acc";
+  let Arguments = (ins Region:$acc);
+  let Format = "$acc attr-dict";
+  let Verifier = "verifyCUDAWgmmaAccOperand";
   let Elementwise = 1;
 }
 

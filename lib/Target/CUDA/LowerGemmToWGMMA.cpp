@@ -694,7 +694,9 @@ private:
       Stmts L;
       Value *WG = let(L, "wg", div(ref(Tid), WarpgroupSize));
       Value *Stage = let(L, "stage", rem(ref(J), P.Stages));
-      L.push_back(op("cuda.wgmma_fence"));
+      std::vector<OpOperand> FenceAcc;
+      FenceAcc.push_back(regionOperand(P.C, {}));
+      L.push_back(op("cuda.wgmma_fence", std::move(FenceAcc)));
       L.push_back(unroll("kk", P.BK / InstK, [&](Value *KK) {
         Stmts KL;
         KL.push_back(unroll("mt", P.MT, [&](Value *MT) {

@@ -150,10 +150,12 @@ llvm::Error emitLdgsts(llvm::IRBuilder<> &B, const OpStmt &Op,
   return llvm::Error::success();
 }
 
-/// Passes every accumulator through an empty volatile asm after a
-/// wgmma.wait_group: later reads use its results, so LLVM cannot hoist them
-/// above the wait into the window where a wgmma still writes the registers
-/// (which ptxas would answer by serializing the wgmmas).
+/// Passes every accumulator through an empty volatile asm: after a
+/// wgmma.wait_group, later reads use its results, so LLVM cannot hoist them
+/// above the wait into the window where a wgmma still writes the registers;
+/// before a wgmma.fence, every write of them (the zeros of a clear, copies)
+/// is done before the fence rather than between two wgmmas. ptxas answers
+/// either by serializing the wgmmas (C7514, C7515).
 void fenceAccumulators(llvm::IRBuilder<> &B, const OpStmt &Op, llvm::Value *Acc) {
   std::optional<std::vector<int64_t>> Shape =
       Op.getOperand("acc").R.Buf->getConstShape();
@@ -183,6 +185,7 @@ llvm::Expected<bool> tile::emitNVPTXHopperOp(llvm::IRBuilder<> &B,
     if (llvm::Error E = emitWgmmaMma(B, Op, Operands))
       return std::move(E);
   } else if (Name == "cuda.wgmma_fence") {
+    fenceAccumulators(B, Op, Operands[0]);
     B.CreateIntrinsic(llvm::Intrinsic::nvvm_wgmma_fence_sync_aligned, {});
   } else if (Name == "cuda.wgmma_commit") {
     B.CreateIntrinsic(llvm::Intrinsic::nvvm_wgmma_commit_group_sync_aligned, {});
