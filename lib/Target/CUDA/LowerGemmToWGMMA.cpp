@@ -73,7 +73,7 @@ class WGMMALowering {
 public:
   WGMMALowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
                 DiagnosticEngine &Diag, bool Remarks)
-      : Names(F), K(K), Ops(Ops), Diag(Diag), Remarks(Remarks) {}
+      : Names(F), F(F), K(K), Ops(Ops), Diag(Diag), Remarks(Remarks) {}
 
   bool run() {
     std::optional<int64_t> T = K.getThreads()->getConstInt();
@@ -672,8 +672,14 @@ private:
     // while the next iteration waits for its tile (wgmma_wait 1), and loads
     // run S - 2 tiles ahead; otherwise the group is waited for at once and
     // loads run S - 1 tiles ahead.
-    int64_t Ahead = P.Stages >= 4 ? P.Stages - 2 : P.Stages - 1;
-    int64_t MmaPending = P.Stages >= 4 ? 1 : 0;
+    // `pass.wgmma_groups_in_flight = 0` or `1` on the function overrides
+    // the choice (with 1, at least 3 stages).
+    bool Overlap = P.Stages >= 4;
+    if (const Attribute *A = F.getAttrs().get("pass.wgmma_groups_in_flight"))
+      if (A->getKind() == Attribute::Kind::Int)
+        Overlap = A->getInt() == 1 && P.Stages >= 3;
+    int64_t Ahead = Overlap ? P.Stages - 2 : P.Stages - 1;
+    int64_t MmaPending = Overlap ? 1 : 0;
     // Prologue: tiles 0 .. Ahead-1, one commit group each (empty past the
     // end).
     Body.push_back(unroll("s", Ahead, [&](Value *S) {
@@ -925,6 +931,7 @@ private:
   }
 
   NameGenerator Names;
+  Function &F;
   KernelStmt &K;
   const OpRegistry &Ops;
   DiagnosticEngine &Diag;
