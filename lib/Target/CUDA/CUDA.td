@@ -66,5 +66,13 @@ def : OpNeedsFeatures<CUDAMmaSyncOp, [FeatureMmaSync]>;
 def : OpNeedsFeatures<CUDACpAsyncOp, [FeatureCpAsync]>;
 def : OpNeedsFeatures<CUDACpAsyncCommitOp, [FeatureCpAsync]>;
 def : OpNeedsFeatures<CUDACpAsyncWaitOp, [FeatureCpAsync]>;
+def : OpNeedsFeatures<CUDAWgmmaMmaOp, [FeatureWGMMA]>;
+def : OpNeedsFeatures<CUDAWgmmaFenceOp, [FeatureWGMMA]>;
+def : OpNeedsFeatures<CUDAWgmmaCommitOp, [FeatureWGMMA]>;
+def : OpNeedsFeatures<CUDAWgmmaWaitOp, [FeatureWGMMA]>;
+def : OpNeedsFeatures<CUDAFenceProxyAsyncOp, [FeatureWGMMA]>;
+def : OpNeedsFeatures<CUDALdgstsOp, [FeatureCpAsync]>;
+def : OpNeedsFeatures<CUDALdgstsCommitOp, [FeatureCpAsync]>;
+def : OpNeedsFeatures<CUDALdgstsWaitOp, [FeatureCpAsync]>;
 
 include "Hopper.td"

@@ -14,6 +14,7 @@
 
 #include "NVPTXWarpOps.h"
 #include "NVPTXTensorCoreOps.h"
+#include "NVPTXHopperOps.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
@@ -112,21 +113,22 @@ public:
     }
     // Per-thread storage: a local array, promoted to registers when LLVM
     // can index it statically.
-    llvm::IRBuilder<> Entry(&K.Fn->getEntryBlock(),
-                            K.Fn->getEntryBlock().getFirstInsertionPt());
-    llvm::AllocaInst *A = Entry.CreateAlloca(
-        llvm::ArrayType::get(ElemTy, NumElems), nullptr, Buf.getName());
-    A->setAlignment(llvm::Align(16));
-    return A;
+    return createPerThreadArray(B, K, Buf, ElemTy, NumElems);
   }
 
   llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K,
                            const OpStmt &Op,
                            llvm::ArrayRef<llvm::Value *> Operands) override {
+    // The cuda ops of each lowering live with their emission:
+    // NVPTXWarpOps.cpp (cuda-register-fragments), NVPTXTensorCoreOps.cpp
+    // (cuda-lower-gemm-mma), NVPTXHopperOps.cpp (hopper-lower-gemm-wgmma).
     if (std::optional<llvm::Error> E = cuda::emitNVPTXWarpOp(B, Op, Operands))
       return std::move(*E);
     if (isNVPTXTensorCoreOp(Op.getName()))
       return emitNVPTXTensorCoreOp(B, Op, Operands);
+    llvm::Expected<bool> Hopper = emitNVPTXHopperOp(B, Op, Operands);
+    if (!Hopper || *Hopper)
+      return Hopper.takeError();
     return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
   }
 

@@ -250,4 +250,115 @@ def CUDAStorePairOp : CUDAOp<"store_pair"> {
   let Writes = ["dst"];
 }
 
+//===----------------------------------------------------------------------===//
+// Hopper: per-thread ops that hopper-lower-gemm-wgmma produces. They are
+// written in per-thread code (every thread of the block runs them) and map
+// one to one onto PTX instructions.
+//===----------------------------------------------------------------------===//
+
+def CUDAWgmmaMmaOp : CUDAOp<"wgmma_mma"> {
+  let Summary = "One wgmma.mma_async m64nNk16 with A and B in shared memory";
+  let Description = [{
+    Issued by all 128 threads of a warpgroup together. A and B are shared
+    buffers in the swizzled layouts the matrix descriptors describe; the
+    descriptors start `a_offset` and `b_offset` bytes into them. %c is the
+    thread's n/2 f32 accumulators in the wgmma D layout, read and
+    overwritten asynchronously: a cuda.wgmma_commit and cuda.wgmma_wait
+    must follow before anything else touches them. `swizzle_*` is the
+    swizzle width in bytes (32, 64 or 128), `lbo_*`/`sbo_*` the leading
+    and stride byte offsets, `mn_major_*` the transpose mode (A stored
+    [K, M], B stored [K, N]).
+  }];
+  let Example = "cuda.wgmma_mma %As, %Bs -> %acc[0 : 64], %aoff, %boff {n = 128, swizzle_a = 64, sbo_a = 512, mn_major_b = true, swizzle_b = 128, lbo_b = 4096, sbo_b = 1024}";
+  let Arguments = (ins Region:$a, Region:$b, Region:$c, Expr:$a_offset, Expr:$b_offset,
+                   IntAttr<"", "N of the instruction: a multiple of 8 from 8 to 256">:$n,
+                   BoolAttr<"false", "A is MN-major (transposed)">:$mn_major_a,
+                   BoolAttr<"false", "B is MN-major (transposed)">:$mn_major_b,
+                   IntAttr<"128", "swizzle width of A in bytes">:$swizzle_a,
+                   IntAttr<"128", "swizzle width of B in bytes">:$swizzle_b,
+                   IntAttr<"16", "leading byte offset of A">:$lbo_a,
+                   IntAttr<"1024", "stride byte offset of A">:$sbo_a,
+                   IntAttr<"16", "leading byte offset of B">:$lbo_b,
+                   IntAttr<"1024", "stride byte offset of B">:$sbo_b);
+  let Format = "$a `,` $b `->` $c `,` $a_offset `,` $b_offset attr-dict";
+  let Verifier = "verifyCUDAWgmmaMmaOp";
+  let Elementwise = 1;
+  let Writes = ["c"];
+}
+
+def CUDAWgmmaFenceOp : CUDAOp<"wgmma_fence"> {
+  let Summary = "Order register accesses before the following wgmma.mma_async (wgmma.fence)";
+  let Description = [{
+    %acc is the local accumulator array the following wgmma.mma_async
+    use: code generation completes every write of it before the fence.
+  }];
+  let Example = "cuda.wgmma_fence %acc";
+  let Arguments = (ins Region:$acc);
+  let Format = "$acc attr-dict";
+  let Verifier = "verifyCUDAWgmmaAccOperand";
+  let Elementwise = 1;
+}
+
+def CUDAWgmmaCommitOp : CUDAOp<"wgmma_commit"> {
+  let Summary = "Close the group of wgmma.mma_async issued so far (wgmma.commit_group)";
+  let Example = "cuda.wgmma_commit";
+  let Format = "attr-dict";
+  let Elementwise = 1;
+}
+
+def CUDAWgmmaWaitOp : CUDAOp<"wgmma_wait"> {
+  let Summary = "Wait until at most `pending` wgmma groups are in flight (wgmma.wait_group)";
+  let Description = [{
+    %acc is the local accumulator array the groups write: code generation
+    keeps every read of it after the wait (and none in between the
+    wgmma.mma_async that writes it and this wait).
+  }];
+  let Example = "cuda.wgmma_wait %acc {pending = 0}";
+  let Arguments = (ins Region:$acc,
+                   IntAttr<"0", "groups left in flight, 0 to 7">:$pending);
+  let Format = "$acc attr-dict";
+  let Verifier = "verifyCUDAWgmmaWaitOp";
+  let Elementwise = 1;
+}
+
+def CUDALdgstsOp : CUDAOp<"ldgsts"> {
+  let Summary = "Asynchronous 16-byte global-to-shared copy with zero fill (cp.async.cg)";
+  let Description = [{
+    Copies the first `count` elements (0 up to 16 bytes' worth) of the 16
+    bytes at %src to %dst and zero-fills the rest of the 16 bytes; with
+    count 0 nothing is read. %dst must be 16-byte aligned. When %src is
+    not 16-byte aligned the copy is done element by element (synchronous).
+    Completion is tracked by cuda.ldgsts_commit / cuda.ldgsts_wait.
+  }];
+  let Example = "cuda.ldgsts %A[%row, %col] -> %As[%off], %n";
+  let Arguments = (ins Region:$src, Region:$dst, Expr:$count);
+  let Format = "$src `->` $dst `,` $count attr-dict";
+  let Verifier = "verifyCUDALdgstsOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
+def CUDALdgstsCommitOp : CUDAOp<"ldgsts_commit"> {
+  let Summary = "Close the group of cuda.ldgsts issued so far (cp.async.commit_group)";
+  let Example = "cuda.ldgsts_commit";
+  let Format = "attr-dict";
+  let Elementwise = 1;
+}
+
+def CUDALdgstsWaitOp : CUDAOp<"ldgsts_wait"> {
+  let Summary = "Wait until at most `pending` cuda.ldgsts groups are in flight (cp.async.wait_group)";
+  let Example = "cuda.ldgsts_wait {pending = 1}";
+  let Arguments = (ins IntAttr<"0", "groups left in flight, 0 to 7">:$pending);
+  let Format = "attr-dict";
+  let Verifier = "verifyCUDAPendingAttr";
+  let Elementwise = 1;
+}
+
+def CUDAFenceProxyAsyncOp : CUDAOp<"fence_proxy_async"> {
+  let Summary = "Make this thread's shared-memory writes visible to the async proxy (wgmma, TMA)";
+  let Example = "cuda.fence_proxy_async";
+  let Format = "attr-dict";
+  let Elementwise = 1;
+}
+
 #endif // TILE_TARGET_CUDA_CUDAOPS_TD

@@ -1,9 +1,10 @@
 //===- HopperPipeline.cpp - The pass pipeline of the Hopper backend -------===//
 //
-// The Hopper variant (cuda with arch >= sm_90a) owns its pipeline: it is
-// where TMA copies, wgmma and warp specialization enter. Until they land it
-// runs the CUDA backend's passes in its own list: tensor-core gemm with
-// cp.async pipelines (cuda-lower-gemm-mma), then the shared SIMT passes.
+// The Hopper variant (cuda with arch >= sm_90a) owns its pipeline. First,
+// hopper-lower-gemm-wgmma turns qualifying f16/bf16 gemm K loops into
+// cp.async rings feeding wgmma with register accumulators; gemms it leaves
+// go to the CUDA backend's mma.sync lowering (cuda-lower-gemm-mma), and
+// everything else takes the same shared SIMT passes as the CUDA backend.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 namespace tile {
 
 void buildHopperPipeline(const BackendContext &, PassManager &PM) {
+  PM.addPass(createLowerGemmToWGMMAPass());
   PM.addPass(createLowerGemmToMMAPass());
   appendSIMTPasses(PM);
 }

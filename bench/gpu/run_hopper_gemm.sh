@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# run_hopper_gemm.sh - the Hopper GEMM path (hopper-lower-gemm-wgmma) on
+# the H200: SASS of cubins compiled here (HGMMA present, no local memory),
+# correctness against the f64 reference interpreter at sizes that are not
+# multiples of the tiles (and rows that are not 16-byte aligned), speed at
+# 4096^3 and 8192^3 with cuBLAS (torch.matmul) timed in the same run, and
+# compute-sanitizer memcheck/racecheck at a small size.
+#
+# Runs on the GPU machine from the repository root with a static tile-jit
+# at $TILE_JIT (default .bundle/tile-jit), the cubins in $CUBINS (default
+# .bundle) and the bench tiles in $BENCH_TILES (default bench/gpu). Prints
+# to $OUT/hopper_gemm.log as well.
+set -uo pipefail
+JIT=${TILE_JIT:-.bundle/tile-jit}
+OUT=${OUT:-/tmp/tile-out}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/hopper_gemm.log") 2>&1
+T='cuda -arch=sm_90a'
+G=examples/gemm.tile
+GB=test/Examples/Inputs/gemm_bf16.tile
+HF=${BENCH_TILES:-bench/gpu}/gemm_hopper_f16.tile
+HB=${BENCH_TILES:-bench/gpu}/gemm_hopper_bf16.tile
+echo "== machine"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
+echo "== SASS (cubins compiled by tile-llc -emit=obj)"
+for c in "${CUBINS:-.bundle}"/*.cubin; do
+  echo "-- $c: HGMMA $(cuobjdump -sass "$c" | grep -c HGMMA), LDL/STL $(cuobjdump -sass "$c" | grep -cE '\b(LDL|STL)\b')"
+  cuobjdump -sass "$c" | grep -m1 HGMMA
+done
+chk() { echo "-- $*"; timeout 60 "$JIT" "$@" -target="$T" --random --seed 5 --check 2>&1 | tail -2; echo "rc=${PIPESTATUS[0]}"; }
+echo "== correctness"
+for f in $G $GB $HF $HB; do chk $f --dim M=515 --dim N=300 --dim K=260; done
+chk $HF --dim M=256 --dim N=512 --dim K=64
+chk $G --dim M=130 --dim N=136 --dim K=8
+echo "== Tile benchmarks"
+b() { echo "-- $*"; timeout 60 "$JIT" "$@" -target="$T" --random --bench 10 2>&1 | tail -1; }
+for n in 4096 8192; do for f in $HF $HB $G $GB; do b $f --dim M=$n --dim N=$n --dim K=$n; done; done
+echo "== cuBLAS (torch.matmul, CUDA events, median of 20)"
+python3 - <<'PY'
+import torch
+def bench(fn, reps=20):
+    for _ in range(5): fn()
+    torch.cuda.synchronize(); ts = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record(); fn(); e.record(); torch.cuda.synchronize(); ts.append(s.elapsed_time(e) / 1e3)
+    return sorted(ts)[len(ts) // 2]
+for n in (4096, 8192):
+    for dt, name in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
+        a = torch.randn(n, n, device="cuda", dtype=dt); b = torch.randn(n, n, device="cuda", dtype=dt)
+        print(f"cublas {name} {n}: {2 * n**3 / bench(lambda: torch.matmul(a, b)) / 1e12:.1f} TFLOP/s")
+PY
+echo "== correctness 1000^3"
+chk $G --dim M=1000 --dim N=1000 --dim K=1000
+chk $HB --dim M=1000 --dim N=1000 --dim K=1000
+echo "== compute-sanitizer"
+for tool in memcheck racecheck; do for f in $G $HB; do
+  echo "-- $tool $f"; timeout 90 compute-sanitizer --tool $tool --print-limit 5 "$JIT" $f -target="$T" --dim M=200 --dim N=300 --dim K=136 --random --check 2>&1 | tail -3
+done; done
+echo "== end"; date -u
