@@ -33,5 +33,9 @@ done
 echo "== compile latency (cold, by stage)"
 "$JIT" $E/gemm.tile -target="$T" --dim M=256 --dim N=256 --dim K=256 --random --print-compile-time | head -14
 "$JIT" $E/elementwise_add.tile -target="$T" --dim N=4096 --random --print-compile-time | head -14
+echo "== the reference gemm on each tensor-core path (4096^3; cuBLAS in the table below)"
+for T2 in 'cuda -arch=sm_90a' 'cuda -arch=sm_80'; do
+  echo "-- examples/gemm.tile $T2"; timeout 120 "$JIT" $E/gemm.tile -target="$T2" --dim M=4096 --dim N=4096 --dim K=4096 --random --bench 10 | tail -1
+done
 echo "== benchmarks beside their peers (same run)"
 python3 bench/gpu/bench_h200.py --jit "$JIT" --target "$T" ${BENCH_ARGS:-}
