@@ -13,7 +13,9 @@
 
 #include "CudaExecutor.h"
 #include "tile/Exec/Executor.h"
+#include "llvm/ADT/StringExtras.h"
 #include <dlfcn.h>
+#include <optional>
 #include <mutex>
 #include <string>
 
@@ -37,6 +39,7 @@ using CUstream = CUstream_st *;
 using CUevent = CUevent_st *;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr CUresult CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
 
 struct Driver {
@@ -108,6 +111,8 @@ public:
       return E;
     D.cuDeviceGetAttribute(&MaxSharedOptin,
                            CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, Dev);
+    D.cuDeviceGetAttribute(&CCMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                           Dev);
     return llvm::Error::success();
   }
   ~CudaExecutor() override {
@@ -174,6 +179,8 @@ public:
   CUdevice Dev = 0;
   CUcontext Ctx = nullptr;
   int MaxSharedOptin = 48 * 1024;
+  /// The device's compute capability major version (9 on Hopper).
+  int CCMajor = 0;
 };
 
 /// Two events on the default stream, which the launches also use.
@@ -273,6 +280,19 @@ private:
   const std::vector<CudaLoaded::KernelFn> &Kernels;
 };
 
+/// The major compute capability a cubin for target \p Target was built
+/// for: the digits before the last one of its `-arch=sm_XY[a]`.
+std::optional<int> getCubinMajor(llvm::StringRef Target) {
+  size_t P = Target.find("-arch=sm_");
+  if (P == llvm::StringRef::npos)
+    return std::nullopt;
+  llvm::StringRef Digits = Target.substr(P + 9).take_while(llvm::isDigit);
+  int Arch = 0;
+  if (Digits.size() < 2 || Digits.getAsInteger(10, Arch))
+    return std::nullopt;
+  return Arch / 10;
+}
+
 CudaLoaded::~CudaLoaded() {
   if (Mod)
     getDriver().cuModuleUnload(Mod);
@@ -289,11 +309,19 @@ llvm::Error CudaLoaded::init() {
   std::string Image = Artifact.DeviceCode;
   if (Artifact.DeviceFmt == DeviceFormat::PTX)
     Image.push_back('\0');
-  CUresult R = D.cuModuleLoadData(&Mod, Image.data());
-  // A cubin for another architecture (sm_80 code on an sm_90 device, say)
-  // does not load; the PTX it was assembled from, kept in the artifact,
-  // is compiled by the driver for this device instead.
+  // A cubin runs only on its own major architecture (sm_80 code does not
+  // load on an sm_90 device); for another one the PTX it was assembled
+  // from, kept in the artifact, is compiled by the driver for this device.
   bool FromPTX = Artifact.DeviceFmt == DeviceFormat::PTX;
+  if (!FromPTX && !Artifact.DeviceSource.empty()) {
+    std::optional<int> Major = getCubinMajor(Artifact.Target);
+    if (Major && Exec.CCMajor && *Major != Exec.CCMajor) {
+      Image = Artifact.DeviceSource;
+      Image.push_back('\0');
+      FromPTX = true;
+    }
+  }
+  CUresult R = D.cuModuleLoadData(&Mod, Image.data());
   if (R == CUDA_ERROR_NO_BINARY_FOR_GPU && !FromPTX &&
       !Artifact.DeviceSource.empty()) {
     Image = Artifact.DeviceSource;
