@@ -24,6 +24,7 @@
 #include "WGMMALayout.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
+#include "tile/Transforms/GemmLowering.h"
 #include "tile/Transforms/Pass.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -386,35 +387,11 @@ private:
       if (!topLevelAlloc(P.C))
         Bad.insert(P.C);
     }
-    walkStmts(K.getBodyMutable(), [&](Stmt &S) {
-      forEachExprSlot(S, [&](ExprPtr &E) {
-        forEachUse(*E, [&](const Value *V) {
-          if (const auto *B = dyn_cast<BufferValue>(V))
-            Bad.insert(B);
-        });
-      });
-      if (auto *St = dyn_cast<StoreStmt>(&S))
-        Bad.insert(St->getBuffer());
-      auto *Op = dyn_cast<OpStmt>(&S);
-      if (!Op)
-        return;
-      for (unsigned I = 0; I != Op->getOperands().size(); ++I) {
-        const OpOperand &O = Op->getOperand(I);
-        if (O.Kind != OperandKind::Region || !Accs.count(O.R.Buf))
-          continue;
-        llvm::StringRef Name = Op->getInfo().Operands[I].Name;
-        bool Fine = (Planned.count(Op) && Name == "c") ||
-                    ((Op->getName() == "clear" || Op->getName() == "fill") &&
-                     O.R.isWholeBuffer());
-        if (Op->getName() == "copy" && Name == "src" && O.R.isWholeBuffer())
-          if (auto Dims = copyTargetDims(*Op)) {
-            CopyDims[Op] = *Dims;
-            Fine = true;
-          }
-        if (!Fine)
-          Bad.insert(O.R.Buf);
-      }
-    });
+    AccumulatorUses Uses = classifyAccumulatorUses(K, Planned);
+    for (const BufferValue *B : Uses.Rejected)
+      if (Accs.count(B))
+        Bad.insert(B);
+    CopyDims = std::move(Uses.CopyDims);
     // Planned gemms sharing an accumulator must agree on its layout.
     llvm::DenseMap<const BufferValue *, const GemmPlan *> First;
     for (GemmPlan &P : Plans) {
@@ -442,24 +419,6 @@ private:
     }
     Plans = std::move(Kept);
     return !Error;
-  }
-
-  /// For `copy %C -> X`: the two dimensions of X that C's rows and columns
-  /// map to, when X's non-unit extents are exactly C's.
-  std::optional<std::pair<unsigned, unsigned>> copyTargetDims(const OpStmt &Op) {
-    const Region &Src = Op.getOperand("src").R, &Dst = Op.getOperand("dst").R;
-    std::optional<std::vector<int64_t>> Shape = Src.Buf->getConstShape();
-    if (!Shape || Shape->size() != 2)
-      return std::nullopt;
-    std::vector<const Expr *> Ext = getRegionExtentExprs(Dst, &Src);
-    std::vector<unsigned> Dims;
-    for (unsigned D = 0; D != Ext.size(); ++D)
-      if (Ext[D] && !ex::isConst(*Ext[D], 1))
-        Dims.push_back(D);
-    if (Dims.size() != 2 || !ex::isConst(*Ext[Dims[0]], (*Shape)[0]) ||
-        !ex::isConst(*Ext[Dims[1]], (*Shape)[1]))
-      return std::nullopt;
-    return std::make_pair(Dims[0], Dims[1]);
   }
 
   //===--- Building -------------------------------------------------------===//

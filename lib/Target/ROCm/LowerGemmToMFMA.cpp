@@ -21,6 +21,7 @@
 #include "MFMALayout.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
+#include "tile/Transforms/GemmLowering.h"
 #include "tile/Transforms/Pass.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -195,60 +196,19 @@ private:
       Cands.insert({C, &P});
     }
     // Any other use disqualifies.
-    walkStmts(K.getBodyMutable(), [&](Stmt &S) {
-      forEachExprSlot(S, [&](ExprPtr &E) {
-        forEachUse(*E, [&](const Value *V) {
-          if (auto *B = dyn_cast<BufferValue>(const_cast<Value *>(V)))
-            Rejected.insert(B);
-        });
-      });
-      if (auto *St = dyn_cast<StoreStmt>(&S))
-        Rejected.insert(St->getBuffer());
-      auto *Op = dyn_cast<OpStmt>(&S);
-      if (!Op)
-        return;
-      bool Planned = Plans.count(Op);
-      for (unsigned I = 0; I != Op->getOperands().size(); ++I) {
-        const OpOperand &O = Op->getOperand(I);
-        if (O.Kind != OperandKind::Region)
-          continue;
-        llvm::StringRef Name = Op->getInfo().Operands[I].Name;
-        bool Fine = (Planned && Name == "c") ||
-                    ((Op->getName() == "clear" || Op->getName() == "fill") &&
-                     O.R.isWholeBuffer());
-        if (Op->getName() == "copy" && Name == "src" && O.R.isWholeBuffer())
-          if (auto Dims = copyTargetDims(*Op)) {
-            CopyDims[Op] = *Dims;
-            Fine = true;
-          }
-        if (!Fine)
-          Rejected.insert(O.R.Buf);
-      }
-    });
+    llvm::DenseSet<const OpStmt *> Lowered;
+    for (auto &Entry : Plans)
+      Lowered.insert(Entry.first);
+    AccumulatorUses Uses = classifyAccumulatorUses(K, Lowered);
+    for (const BufferValue *B : Uses.Rejected)
+      Rejected.insert(const_cast<BufferValue *>(B));
+    CopyDims = std::move(Uses.CopyDims);
     for (auto &[C, P] : Cands)
       if (!Rejected.count(C)) {
         InRegisters[C] = P->Shape;
         std::vector<int64_t> Shape = *C->getConstShape();
         Original[C] = {Shape[0], Shape[1]};
       }
-  }
-
-  /// For `copy %C -> X`: the two dimensions of X that C's rows and columns
-  /// map to, when X's non-unit extents are exactly C's.
-  std::optional<std::pair<unsigned, unsigned>> copyTargetDims(const OpStmt &Op) {
-    const Region &Src = Op.getOperand("src").R, &Dst = Op.getOperand("dst").R;
-    std::optional<std::vector<int64_t>> Shape = Src.Buf->getConstShape();
-    if (!Shape || Shape->size() != 2)
-      return std::nullopt;
-    std::vector<const Expr *> Ext = getRegionExtentExprs(Dst, &Src);
-    std::vector<unsigned> Dims;
-    for (unsigned D = 0; D != Ext.size(); ++D)
-      if (Ext[D] && !ex::isConst(*Ext[D], 1))
-        Dims.push_back(D);
-    if (Dims.size() != 2 || !ex::isConst(*Ext[Dims[0]], (*Shape)[0]) ||
-        !ex::isConst(*Ext[Dims[1]], (*Shape)[1]))
-      return std::nullopt;
-    return std::make_pair(Dims[0], Dims[1]);
   }
 
   //===--- Rewriting ------------------------------------------------------===//
