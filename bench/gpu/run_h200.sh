@@ -24,11 +24,11 @@ done
 T='cuda -arch=sm_90a'
 echo "== compute-sanitizer"
 for tool in memcheck racecheck; do
-  echo "-- $tool gemm"; compute-sanitizer --tool $tool --print-limit 5 "$JIT" $E/gemm.tile -target="$T" --dim M=200 --dim N=130 --dim K=70 --random --check 2>&1 | tail -4
-  echo "-- $tool flash_attention_causal"; compute-sanitizer --tool $tool --print-limit 5 "$JIT" $E/flash_attention.tile -entry=flash_attention_causal -target="$T" --dim B=1 --dim H=1 --dim S=130 --random --check 2>&1 | tail -4
-  echo "-- $tool softmax"; compute-sanitizer --tool $tool --print-limit 5 "$JIT" $E/softmax.tile -target="$T" --dim M=3 --dim N=1500 --random --check 2>&1 | tail -4
-  echo "-- $tool rmsnorm"; compute-sanitizer --tool $tool --print-limit 5 "$JIT" $E/rmsnorm.tile -target="$T" --dim M=3 --dim N=2500 --random --check 2>&1 | tail -4
-  echo "-- $tool gemm sm_80"; compute-sanitizer --tool $tool --print-limit 5 "$JIT" $E/gemm.tile -target='cuda -arch=sm_80' --dim M=200 --dim N=130 --dim K=70 --random --check 2>&1 | tail -4
+  echo "-- $tool gemm"; compute-sanitizer --tool $tool --print-limit 5 "$JIT" $E/gemm.tile -target="$T" --dim M=200 --dim N=130 --dim K=70 --random --check 2>&1 | grep -E "^(ran|check)|SUMMARY|Program hit|Invalid|Race reported|Error:|=========     at" | head -8
+  echo "-- $tool flash_attention_causal"; compute-sanitizer --tool $tool --print-limit 5 "$JIT" $E/flash_attention.tile -entry=flash_attention_causal -target="$T" --dim B=1 --dim H=1 --dim S=130 --random --check 2>&1 | grep -E "^(ran|check)|SUMMARY|Program hit|Invalid|Race reported|Error:|=========     at" | head -8
+  echo "-- $tool softmax"; compute-sanitizer --tool $tool --print-limit 5 "$JIT" $E/softmax.tile -target="$T" --dim M=3 --dim N=1500 --random --check 2>&1 | grep -E "^(ran|check)|SUMMARY|Program hit|Invalid|Race reported|Error:|=========     at" | head -8
+  echo "-- $tool rmsnorm"; compute-sanitizer --tool $tool --print-limit 5 "$JIT" $E/rmsnorm.tile -target="$T" --dim M=3 --dim N=2500 --random --check 2>&1 | grep -E "^(ran|check)|SUMMARY|Program hit|Invalid|Race reported|Error:|=========     at" | head -8
+  echo "-- $tool gemm sm_80"; compute-sanitizer --tool $tool --print-limit 5 "$JIT" $E/gemm.tile -target='cuda -arch=sm_80' --dim M=200 --dim N=130 --dim K=70 --random --check 2>&1 | grep -E "^(ran|check)|SUMMARY|Program hit|Invalid|Race reported|Error:|=========     at" | head -8
 done
 echo "== compile latency (cold, by stage)"
 "$JIT" $E/gemm.tile -target="$T" --dim M=256 --dim N=256 --dim K=256 --random --print-compile-time | head -14
