@@ -43,6 +43,8 @@ def main():
     ap.add_argument("--sizes", default="2048,4096,8192")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="GEMM at 4096 only")
+    ap.add_argument("--only-gemm", action="store_true",
+                    help="the GEMM rows only (no attention, add, rmsnorm)")
     o = ap.parse_args()
     sizes = [4096] if o.quick else [int(s) for s in o.sizes.split(",")]
     import torch
@@ -68,6 +70,13 @@ def main():
                     fl / t / 1e12 if t else None, fl / tp / 1e12, "TFLOP/s", err)
             del a, b
 
+    if not o.only_gemm:
+        other_rows(o, add_row)
+    report(o, rows)
+
+
+def other_rows(o, add_row):
+    import torch
     B, H, S, D = 8, 16, 2048, 128
     q = torch.randn(B, H, S, D, device="cuda", dtype=torch.float16)
     k, v = torch.randn_like(q), torch.randn_like(q)
@@ -100,6 +109,9 @@ def main():
     add_row("rmsnorm f16 8192x8192 vs device copy",
             2 * M * N * 2 / t / 1e12 if t else None, copy_bw, "TB/s", err)
 
+
+def report(o, rows):
+    import torch
     print(f"{'case':64} {'Tile':>9} {'peer':>9}  ratio")
     for r in rows:
         tile = f"{r['tile']:9.2f}" if r["tile"] else "   failed"

@@ -329,9 +329,14 @@ def CUDALdgstsOp : CUDAOp<"ldgsts"> {
     count 0 nothing is read. %dst must be 16-byte aligned. When %src is
     not 16-byte aligned the copy is done element by element (synchronous).
     Completion is tracked by cuda.ldgsts_commit / cuda.ldgsts_wait.
+    With `full`, the producer promises that all 16 bytes are inside the
+    tensor (count is ignored) and that %src is 16 bytes past a multiple of
+    16 from the tensor's start: only the start's alignment is tested, a
+    test that does not depend on the chunk.
   }];
   let Example = "cuda.ldgsts %A[%row, %col] -> %As[%off], %n";
-  let Arguments = (ins Region:$src, Region:$dst, Expr:$count);
+  let Arguments = (ins Region:$src, Region:$dst, Expr:$count,
+                   BoolAttr<"false", "the 16 bytes are inside the tensor, at a multiple of 16 bytes from its start">:$full);
   let Format = "$src `->` $dst `,` $count attr-dict";
   let Verifier = "verifyCUDALdgstsOp";
   let Elementwise = 1;

@@ -423,13 +423,14 @@ private:
 
   //===--- Building -------------------------------------------------------===//
 
-  std::unique_ptr<Value> newVar(Value::Kind Kind, llvm::StringRef Base) {
-    return std::make_unique<Value>(Kind, Names.fresh(Base), DType::I32,
-                                   llvm::SMLoc());
+  std::unique_ptr<Value> newVar(Value::Kind Kind, llvm::StringRef Base,
+                                DType Ty = DType::I32) {
+    return std::make_unique<Value>(Kind, Names.fresh(Base), Ty, llvm::SMLoc());
   }
 
+  /// `let %Name = Init`, of Init's dtype.
   Value *let(Stmts &Out, llvm::StringRef Name, ExprPtr Init) {
-    std::unique_ptr<Value> V = newVar(Value::Kind::Let, Name);
+    std::unique_ptr<Value> V = newVar(Value::Kind::Let, Name, Init->getDType());
     Value *P = V.get();
     Out.push_back(std::make_unique<LetStmt>(std::move(V), std::move(Init)));
     return P;
@@ -534,7 +535,12 @@ private:
   }
 
   /// cuda.ldgsts of tile \p KVal of operand \p O into ring stage \p Stage:
-  /// each thread copies chunks %tx, %tx + T, ... of the tile.
+  /// each thread copies chunks %tx, %tx + T, ... of the tile. Two versions,
+  /// chosen once per tile for the whole block: when the tile lies wholly
+  /// inside the tensor and its rows are whole chunks, each chunk is one
+  /// `cuda.ldgsts {full}` at the tile's linear offset plus a per-thread
+  /// offset that does not depend on K (hoisted out of the K loop by LLVM),
+  /// with no bounds test; otherwise every chunk is clamped to the tensor.
   Stmts loadTile(const GemmPlan &P, const OperandPlan &O, const Expr &KVal,
                  const Expr &Stage) {
     const Value *KVar = P.Loop->getDims()[0].Var.get();
@@ -544,6 +550,7 @@ private:
     int64_t PerRow = O.Contig / CE, Chunks = O.Rows * PerRow;
     int64_t PerThread = (Chunks + Threads - 1) / Threads;
     int64_t W = O.Swizzle, Mask = W / ChunkBytes - 1;
+    const Expr &NRows = *G->getShape()[0], &NCols = *G->getShape()[1];
     Stmts Out;
     Value *R0 = let(Out, "g_row0",
                     Src.isWholeBuffer() ? lit(0)
@@ -552,59 +559,97 @@ private:
                     Src.isWholeBuffer() ? lit(0)
                                         : substitute(*Src.Indices[1].Offset, KVar, KVal));
     Value *Base = let(Out, "stage_base", mul(Stage.clone(), O.StageBytes / E));
-    Out.push_back(unroll("c", PerThread, [&](Value *C) {
-      Stmts L;
-      Value *Q = let(L, "q", add(ref(Tid), mul(ref(C), Threads)));
-      Stmts In;
-      Value *Row = let(In, "r", div(ref(Q), PerRow));
-      Value *Col = let(In, "cc", mul(rem(ref(Q), PerRow), CE));
-      // Byte offset in the stored layout, then the swizzle.
-      Value *Lin = let(In, "lin",
-                       add(add(mul(div(ref(Col), W / E), O.Rows * W), mul(ref(Row), W)),
-                           mul(rem(ref(Col), W / E), E)));
-      ExprPtr Xor = ex::binary(
-          BinaryOp::Shl,
-          ex::binary(BinaryOp::And, ex::binary(BinaryOp::Shr, ref(Lin), lit(7)),
-                     lit(Mask)),
-          lit(4));
-      Value *Phys = let(In, "phys", ex::binary(BinaryOp::Xor, ref(Lin), std::move(Xor)));
-      Value *GR = let(In, "gr", add(ref(R0), ref(Row)));
-      Value *GC = let(In, "gc", add(ref(C0), ref(Col)));
-      // The column offset is a multiple of the chunk: a chunk starting at
-      // gc >= 0 is in range up to the row's end, one starting below 0 is
-      // wholly outside.
-      ExprPtr InRows = ex::land(
-          ex::land(ex::ge(ref(GR), lit(0)),
-                   ex::lt(ref(GR), G->getShape()[0]->clone())),
-          ex::ge(ref(GC), lit(0)));
-      ExprPtr Left = ex::sub(G->getShape()[1]->clone(), ref(GC));
-      ExprPtr Count = call(
-          Intrinsic::Select, std::move(InRows),
-          call(Intrinsic::Max, call(Intrinsic::Min, std::move(Left), lit(CE)), lit(0)),
-          lit(0));
-      Value *N = let(In, "n", std::move(Count));
-      // Nothing is read for a count of 0; the address stays in the tensor.
-      auto Clamp = [&](Value *V) {
-        return call(Intrinsic::Select, ex::binary(BinaryOp::Gt, ref(N), lit(0)),
-                    ref(V), lit(0));
-      };
-      std::vector<ExprPtr> SrcIdx, DstIdx;
-      SrcIdx.push_back(Clamp(GR));
-      SrcIdx.push_back(Clamp(GC));
-      DstIdx.push_back(add(ref(Base), div(ref(Phys), E)));
-      std::vector<OpOperand> Operands;
-      Operands.push_back(regionOperand(G, std::move(SrcIdx), {1, CE}));
-      Operands.push_back(regionOperand(O.Tile, std::move(DstIdx), {CE}));
-      Operands.push_back(exprOperand(ref(N)));
-      In.push_back(op("cuda.ldgsts", std::move(Operands), AttributeList(),
-                      O.Copy->getLoc()));
-      if (Chunks % Threads == 0)
-        for (StmtPtr &X : In)
-          L.push_back(std::move(X));
-      else
-        L.push_back(ifThen(ex::lt(ref(Q), lit(Chunks)), std::move(In)));
-      return L;
-    }));
+    // The tile inside the tensor, rows of whole 16-byte chunks (the column
+    // offset is a multiple of the chunk, checked when planning).
+    ExprPtr Inside = ex::land(
+        ex::land(ex::ge(ref(R0), lit(0)),
+                 ex::le(add(ref(R0), lit(O.Rows)), NRows.clone())),
+        ex::land(ex::ge(ref(C0), lit(0)),
+                 ex::le(add(ref(C0), lit(O.Contig)), NCols.clone())));
+    Value *Full = let(Out, "g_full",
+                      ex::land(std::move(Inside),
+                               ex::binary(BinaryOp::Eq, rem(NCols.clone(), CE), lit(0))));
+    auto I64 = [](ExprPtr X) { return ex::castTo(std::move(X), DType::I64); };
+    auto Chunk = [&](bool Fast, Value *TileOff) {
+      return unroll("c", PerThread, [&](Value *C) {
+        Stmts L;
+        Value *Q = let(L, "q", add(ref(Tid), mul(ref(C), Threads)));
+        Stmts In;
+        Value *Row = let(In, "r", div(ref(Q), PerRow));
+        Value *Col = let(In, "cc", mul(rem(ref(Q), PerRow), CE));
+        // Byte offset in the stored layout, then the swizzle.
+        Value *Lin = let(In, "lin",
+                         add(add(mul(div(ref(Col), W / E), O.Rows * W), mul(ref(Row), W)),
+                             mul(rem(ref(Col), W / E), E)));
+        ExprPtr Xor = ex::binary(
+            BinaryOp::Shl,
+            ex::binary(BinaryOp::And, ex::binary(BinaryOp::Shr, ref(Lin), lit(7)),
+                       lit(Mask)),
+            lit(4));
+        Value *Phys = let(In, "phys", ex::binary(BinaryOp::Xor, ref(Lin), std::move(Xor)));
+        std::vector<ExprPtr> SrcIdx, DstIdx;
+        ExprPtr Count;
+        if (Fast) {
+          // Row-major and contiguous (checked when planning): element
+          // (R0 + r, C0 + cc) is at linear offset TileOff + r * cols + cc.
+          SrcIdx.push_back(lit(0));
+          SrcIdx.push_back(ex::add(
+              ref(TileOff),
+              ex::add(ex::mul(I64(ref(Row)), I64(NCols.clone())), I64(ref(Col)))));
+          Count = lit(CE);
+        } else {
+          Value *GR = let(In, "gr", add(ref(R0), ref(Row)));
+          Value *GC = let(In, "gc", add(ref(C0), ref(Col)));
+          // The column offset is a multiple of the chunk: a chunk starting
+          // at gc >= 0 is in range up to the row's end, one starting below
+          // 0 is wholly outside.
+          ExprPtr InRows = ex::land(
+              ex::land(ex::ge(ref(GR), lit(0)), ex::lt(ref(GR), NRows.clone())),
+              ex::ge(ref(GC), lit(0)));
+          ExprPtr Left = ex::sub(NCols.clone(), ref(GC));
+          Value *N = let(In, "n",
+                         call(Intrinsic::Select, std::move(InRows),
+                              call(Intrinsic::Max,
+                                   call(Intrinsic::Min, std::move(Left), lit(CE)),
+                                   lit(0)),
+                              lit(0)));
+          // Nothing is read for a count of 0; the address stays in the
+          // tensor.
+          auto Clamp = [&](Value *V) {
+            return call(Intrinsic::Select, ex::binary(BinaryOp::Gt, ref(N), lit(0)),
+                        ref(V), lit(0));
+          };
+          SrcIdx.push_back(Clamp(GR));
+          SrcIdx.push_back(Clamp(GC));
+          Count = ref(N);
+        }
+        DstIdx.push_back(add(ref(Base), div(ref(Phys), E)));
+        std::vector<OpOperand> Operands;
+        Operands.push_back(regionOperand(G, std::move(SrcIdx), {1, CE}));
+        Operands.push_back(regionOperand(O.Tile, std::move(DstIdx), {CE}));
+        Operands.push_back(exprOperand(std::move(Count)));
+        AttributeList Attrs;
+        if (Fast)
+          Attrs.set("full", Attribute::getBool(true));
+        In.push_back(op("cuda.ldgsts", std::move(Operands), std::move(Attrs),
+                        O.Copy->getLoc()));
+        if (Chunks % Threads == 0)
+          for (StmtPtr &X : In)
+            L.push_back(std::move(X));
+        else
+          L.push_back(ifThen(ex::lt(ref(Q), lit(Chunks)), std::move(In)));
+        return L;
+      });
+    };
+    Stmts FastPath;
+    Value *TileOff = let(FastPath, "g_off",
+                         ex::add(ex::mul(I64(ref(R0)), I64(NCols.clone())),
+                                 I64(ref(C0))));
+    FastPath.push_back(Chunk(true, TileOff));
+    Stmts Clamped;
+    Clamped.push_back(Chunk(false, nullptr));
+    Out.push_back(std::make_unique<IfStmt>(ref(Full), block(std::move(FastPath)),
+                                           block(std::move(Clamped))));
     return Out;
   }
 
@@ -763,14 +808,32 @@ private:
   }
 
   /// `copy %C -> X`: each thread stores its accumulators, converted, guarded
-  /// when X is global.
+  /// when X is global. Accumulators 2j and 2j + 1 are adjacent columns of
+  /// one row: where X's rows are contiguous and the pair is aligned (even
+  /// column offset and row length) and inside X, one cuda.store_pair.
   Stmts lowerCopyOut(const OpStmt &Op, const GemmPlan &P) {
     const Region &Dst = Op.getOperand("dst").R;
-    auto [RowDim, ColDim] = CopyDims.lookup(&Op);
+    auto Dims = CopyDims.lookup(&Op);
+    unsigned RowDim = Dims.first, ColDim = Dims.second;
+    unsigned Rank = Dst.Buf->getRank();
+    bool Global = Dst.Buf->getScope() == MemScope::Global;
+    bool Pairs = isFloat(Dst.Buf->getDType()) && ColDim == Rank - 1 &&
+                 Dst.Buf->getStrides().empty() &&
+                 (Global || Dst.Buf->getScope() == MemScope::Shared);
+    auto Offset = [&](unsigned D) {
+      return Dst.isWholeBuffer() ? lit(0) : Dst.Indices[D].Offset->clone();
+    };
     Stmts Body;
     Value *WG = let(Body, "wg", div(ref(Tid), WarpgroupSize));
     Value *Warp = let(Body, "warp", div(rem(ref(Tid), WarpgroupSize), 32));
     Value *Lane = let(Body, "lane", rem(ref(Tid), 32));
+    Value *PairOK = nullptr;
+    if (Pairs)
+      PairOK = let(Body, "pair_ok",
+                   ex::land(ex::binary(BinaryOp::Eq, rem(Offset(ColDim), 2), lit(0)),
+                            ex::binary(BinaryOp::Eq,
+                                       rem(Dst.Buf->getShape()[ColDim]->clone(), 2),
+                                       lit(0))));
     Body.push_back(unroll("mt", P.MT, [&](Value *MT) {
       Stmts ML;
       Value *Row0 = let(ML, "row0",
@@ -779,36 +842,71 @@ private:
       ML.push_back(unroll("ni", P.NI, [&](Value *NI) {
         Stmts NL;
         Value *Col0 = let(NL, "col0", add(mul(ref(NI), P.NInst), mul(rem(ref(Lane), 4), 2)));
-        NL.push_back(unroll("i", P.NInst / 2, [&](Value *I) {
+        // Pair j: accumulators 2j, 2j + 1 at (row0 + (j % 2) * 8,
+        // col0 + (j / 2) * 8 + 0, 1).
+        NL.push_back(unroll("j", P.NInst / 4, [&](Value *J) {
           Stmts L;
-          Value *Row = let(L, "row", add(ref(Row0), mul(rem(div(ref(I), 2), 2), 8)));
-          Value *Col = let(L, "col", add(ref(Col0), add(mul(div(ref(I), 4), 8), rem(ref(I), 2))));
-          std::vector<ExprPtr> Idx;
-          ExprPtr InRange;
-          for (unsigned D = 0; D != Dst.Buf->getRank(); ++D) {
-            ExprPtr X = Dst.isWholeBuffer() ? lit(0) : Dst.Indices[D].Offset->clone();
-            if (D == RowDim)
-              X = add(std::move(X), ref(Row));
-            else if (D == ColDim)
-              X = add(std::move(X), ref(Col));
-            if (Dst.Buf->getScope() == MemScope::Global) {
-              InRange = ex::land(std::move(InRange), ex::ge(X->clone(), lit(0)));
-              InRange = ex::land(std::move(InRange),
-                                 ex::lt(X->clone(), Dst.Buf->getShape()[D]->clone()));
+          Value *Row = let(L, "row", add(ref(Row0), mul(rem(ref(J), 2), 8)));
+          Value *Col = let(L, "col", add(ref(Col0), mul(div(ref(J), 2), 8)));
+          Value *E = let(L, "e", add(mul(add(mul(ref(MT), P.NI), ref(NI)), P.NInst / 2),
+                                     mul(ref(J), 2)));
+          // The index of element (row, col + Dc) in X, and whether it is
+          // inside X.
+          auto Index = [&](int64_t Dc, ExprPtr &InRange) {
+            std::vector<ExprPtr> Idx;
+            for (unsigned D = 0; D != Rank; ++D) {
+              ExprPtr X = Offset(D);
+              if (D == RowDim)
+                X = add(std::move(X), ref(Row));
+              else if (D == ColDim)
+                X = add(add(std::move(X), ref(Col)), lit(Dc));
+              if (Global) {
+                InRange = ex::land(std::move(InRange), ex::ge(X->clone(), lit(0)));
+                InRange = ex::land(std::move(InRange),
+                                   ex::lt(X->clone(), Dst.Buf->getShape()[D]->clone()));
+              }
+              Idx.push_back(std::move(X));
             }
-            Idx.push_back(std::move(X));
+            return Idx;
+          };
+          Stmts Two;
+          for (int64_t Dc : {0, 1}) {
+            ExprPtr In;
+            std::vector<ExprPtr> Idx = Index(Dc, In);
+            std::vector<ExprPtr> AccIdx;
+            AccIdx.push_back(add(ref(E), lit(Dc)));
+            StmtPtr St = std::make_unique<StoreStmt>(
+                Dst.Buf, std::move(Idx),
+                ex::castTo(ex::load(P.C, std::move(AccIdx)), Dst.Buf->getDType()));
+            if (In) {
+              Stmts G;
+              G.push_back(std::move(St));
+              Two.push_back(ifThen(std::move(In), std::move(G)));
+            } else {
+              Two.push_back(std::move(St));
+            }
           }
-          std::vector<ExprPtr> AccIdx;
-          AccIdx.push_back(add(mul(add(mul(ref(MT), P.NI), ref(NI)), P.NInst / 2), ref(I)));
-          Stmts St;
-          St.push_back(std::make_unique<StoreStmt>(
-              Dst.Buf, std::move(Idx),
-              ex::castTo(ex::load(P.C, std::move(AccIdx)), Dst.Buf->getDType())));
-          if (InRange)
-            L.push_back(ifThen(std::move(InRange), std::move(St)));
-          else
-            for (StmtPtr &X : St)
+          if (!Pairs) {
+            for (StmtPtr &X : Two)
               L.push_back(std::move(X));
+            return L;
+          }
+          ExprPtr In0, In1;
+          std::vector<ExprPtr> I0 = Index(0, In0);
+          Index(1, In1);
+          ExprPtr Cond = ref(PairOK);
+          if (In0)
+            Cond = ex::land(ex::land(std::move(Cond), std::move(In0)), std::move(In1));
+          std::vector<ExprPtr> AccIdx;
+          AccIdx.push_back(ref(E));
+          std::vector<OpOperand> Operands;
+          Operands.push_back(regionOperand(P.C, std::move(AccIdx), {2}));
+          Operands.push_back(regionOperand(Dst.Buf, std::move(I0)));
+          Stmts Pair;
+          Pair.push_back(op("cuda.store_pair", std::move(Operands), AttributeList(),
+                            Op.getLoc()));
+          L.push_back(std::make_unique<IfStmt>(std::move(Cond),
+                                               block(std::move(Pair)), block(std::move(Two))));
           return L;
         }));
         return NL;

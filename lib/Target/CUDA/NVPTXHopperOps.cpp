@@ -12,6 +12,7 @@
 
 #include "NVPTXHopperOps.h"
 #include "WGMMALayout.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
@@ -108,24 +109,34 @@ llvm::Error emitWgmmaMma(llvm::IRBuilder<> &B, const OpStmt &Op,
 
 /// cp.async.cg 16 bytes with src-size when the source is 16-byte aligned;
 /// otherwise element by element (loads only below the count, zeros after).
+/// A `full` chunk is tested through the tensor's start (the object the
+/// address is computed from), which LLVM hoists out of loops, and copied
+/// without src-size.
 llvm::Error emitLdgsts(llvm::IRBuilder<> &B, const OpStmt &Op,
                        llvm::ArrayRef<llvm::Value *> Operands) {
   llvm::Value *Src = Operands[0], *Dst = Operands[1];
-  llvm::Value *Count = B.CreateZExtOrTrunc(Operands[2], B.getInt32Ty());
   DType Ty = Op.getOperand("src").R.Buf->getDType();
   int64_t E = getDTypeBits(Ty) / 8, Elems = hopper::ChunkBytes / E;
+  bool Full = Op.getAttrOrDefault("full").getBool();
+  llvm::Value *Count = Full ? B.getInt32(int32_t(Elems))
+                            : B.CreateZExtOrTrunc(Operands[2], B.getInt32Ty());
   llvm::Function *F = B.GetInsertBlock()->getParent();
   llvm::LLVMContext &C = B.getContext();
+  llvm::Value *Tested = Full ? llvm::getUnderlyingObject(Src, /*MaxLookup=*/0) : Src;
   llvm::Value *Aligned = B.CreateICmpEQ(
-      B.CreateAnd(B.CreatePtrToInt(Src, B.getInt64Ty()), B.getInt64(15)),
+      B.CreateAnd(B.CreatePtrToInt(Tested, B.getInt64Ty()), B.getInt64(15)),
       B.getInt64(0));
   auto *Fast = llvm::BasicBlock::Create(C, "ldgsts.fast", F);
   auto *Slow = llvm::BasicBlock::Create(C, "ldgsts.slow", F);
   auto *Done = llvm::BasicBlock::Create(C, "ldgsts.done", F);
   B.CreateCondBr(Aligned, Fast, Slow);
   B.SetInsertPoint(Fast);
-  B.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s, {},
-                    {Dst, Src, B.CreateMul(Count, B.getInt32(E))});
+  if (Full)
+    B.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16, {},
+                      {Dst, Src});
+  else
+    B.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s, {},
+                      {Dst, Src, B.CreateMul(Count, B.getInt32(E))});
   B.CreateBr(Done);
   B.SetInsertPoint(Slow);
   llvm::Type *ElTy = B.getIntNTy(unsigned(E * 8));
