@@ -15,7 +15,7 @@
 // where the nest executes the run's statements element by element (the
 // guarded one reads out-of-range global elements as zero and does not write
 // them, as copy does). Reductions accumulate into `lanes` partial results
-// that are combined after the nest, so that LLVM can vectorize them
+// that are combined pairwise after the nest, so that LLVM can vectorize them
 // without reassociating floating-point adds. On a CPU this removes the
 // stack round trip of every fragment and the per-element guards of whole
 // tiles: the run streams from memory once.
@@ -786,10 +786,33 @@ private:
                             Op->getAttrOrDefault("clear").getBool()
                                 ? identity(Kind, Ty)
                                 : ex::load(M->Dst, std::move(DI2))));
+      // Whole vectors of partial results fold pairwise onto the lower half
+      // while more than one vector is left (as vector adds); the last
+      // vector's lanes then join the result in order. A chain of L scalar
+      // adds would take about as long as the nest itself for a tile of a
+      // few vectors per lane.
+      int64_t VL = std::max<int64_t>(1, int64_t(VectorBits) / getDTypeBits(Ty));
+      int64_t W = L;
+      while (W > VL && W % (2 * VL) == 0) {
+        int64_t H = W / 2;
+        auto V = loopVar("l");
+        Value *LV = V.get();
+        std::vector<LoopDim> D;
+        D.push_back(dim(std::move(V), 0, H, true));
+        std::vector<ExprPtr> LI, HI, SI;
+        LI.push_back(ex::ref(LV));
+        HI.push_back(ex::add(ex::ref(LV), ex::intLit(H)));
+        SI.push_back(ex::ref(LV));
+        Stmts Fold;
+        Fold.push_back(store(P, std::move(SI), combine(Kind, ex::load(P, std::move(LI)),
+                                                        ex::load(P, std::move(HI)))));
+        Inner.push_back(forLoop(LoopKind::Parallel, std::move(D), std::move(Fold)));
+        W = H;
+      }
       auto V = loopVar("l");
       Value *LV = V.get();
       std::vector<LoopDim> D;
-      D.push_back(dim(std::move(V), 0, L, false));
+      D.push_back(dim(std::move(V), 0, W, false));
       std::vector<ExprPtr> PI;
       PI.push_back(ex::ref(LV));
       Stmts Comb;
