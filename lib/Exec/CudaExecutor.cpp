@@ -280,17 +280,20 @@ private:
   const std::vector<CudaLoaded::KernelFn> &Kernels;
 };
 
-/// The major compute capability a cubin for target \p Target was built
-/// for: the digits before the last one of its `-arch=sm_XY[a]`.
-std::optional<int> getCubinMajor(llvm::StringRef Target) {
-  size_t P = Target.find("-arch=sm_");
-  if (P == llvm::StringRef::npos)
+/// The major compute capability of a cubin whose artifact note
+/// `cubin.arch` (written by the CUDA code generator) says `sm_XY[a]`.
+std::optional<int> getCubinMajor(const KernelArtifact &A) {
+  auto It = A.Notes.find("cubin.arch");
+  if (It == A.Notes.end())
     return std::nullopt;
-  llvm::StringRef Digits = Target.substr(P + 9).take_while(llvm::isDigit);
-  int Arch = 0;
-  if (Digits.size() < 2 || Digits.getAsInteger(10, Arch))
+  llvm::StringRef Arch(It->second);
+  if (!Arch.consume_front("sm_"))
     return std::nullopt;
-  return Arch / 10;
+  llvm::StringRef Digits = Arch.take_while(llvm::isDigit);
+  int Version = 0;
+  if (Digits.size() < 2 || Digits.getAsInteger(10, Version))
+    return std::nullopt;
+  return Version / 10;
 }
 
 CudaLoaded::~CudaLoaded() {
@@ -314,7 +317,7 @@ llvm::Error CudaLoaded::init() {
   // from, kept in the artifact, is compiled by the driver for this device.
   bool FromPTX = Artifact.DeviceFmt == DeviceFormat::PTX;
   if (!FromPTX && !Artifact.DeviceSource.empty()) {
-    std::optional<int> Major = getCubinMajor(Artifact.Target);
+    std::optional<int> Major = getCubinMajor(Artifact);
     if (Major && Exec.CCMajor && *Major != Exec.CCMajor) {
       Image = Artifact.DeviceSource;
       Image.push_back('\0');

@@ -217,6 +217,9 @@ llvm::Error assemble(llvm::StringRef Ptxas, llvm::StringRef Arch,
   A.DeviceCode = (*Cubin)->getBuffer().str();
   A.DeviceFmt = DeviceFormat::Cubin;
   A.Notes["ptxas"] = Report;
+  // For the cuda executor: the architecture the cubin runs on (it hands
+  // the PTX to the driver on a device of another major version).
+  A.Notes["cubin.arch"] = Arch.str();
   return llvm::Error::success();
 }
 
