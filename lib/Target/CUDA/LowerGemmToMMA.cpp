@@ -44,6 +44,7 @@
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/GemmLowering.h"
+#include "tile/Transforms/StmtBuilder.h"
 #include "tile/Transforms/Pass.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -90,11 +91,11 @@ bool isB16(DType T) { return T == DType::F16 || T == DType::BF16; }
 
 std::string str(int64_t V) { return std::to_string(V); }
 
-class MMALowering {
+class MMALowering : public StmtBuilder {
 public:
   MMALowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
               DiagnosticEngine &Diag, bool Remarks, int64_t MaxShared)
-      : Names(F), K(K), Ops(Ops), Diag(Diag), Remarks(Remarks),
+      : StmtBuilder(F, Ops), K(K), Diag(Diag), Remarks(Remarks),
         MaxShared(MaxShared), Threads(*K.getThreads()->getConstInt()) {}
 
   void run() {
@@ -410,23 +411,7 @@ private:
 
   //===--- IR building ----------------------------------------------------===//
 
-  using Stmts = std::vector<StmtPtr>;
 
-  static ExprPtr lit(int64_t V) { return ex::intLit(V); }
-  static ExprPtr ref(Value *V) { return ex::ref(V); }
-  static ExprPtr add(ExprPtr A, ExprPtr B) { return ex::add(std::move(A), std::move(B)); }
-  static ExprPtr add(ExprPtr A, int64_t B) {
-    return B == 0 ? std::move(A) : ex::add(std::move(A), lit(B));
-  }
-  static ExprPtr mul(ExprPtr A, int64_t B) {
-    return B == 1 ? std::move(A) : ex::mul(std::move(A), lit(B));
-  }
-  static ExprPtr div(ExprPtr A, int64_t B) {
-    return B == 1 ? std::move(A) : ex::binary(BinaryOp::Div, std::move(A), lit(B));
-  }
-  static ExprPtr rem(ExprPtr A, int64_t B) {
-    return ex::binary(BinaryOp::Rem, std::move(A), lit(B));
-  }
   static ExprPtr select(ExprPtr C, ExprPtr A, ExprPtr B) {
     std::vector<ExprPtr> Args;
     Args.push_back(std::move(C));
@@ -452,71 +437,14 @@ private:
     return V;
   }
 
-  std::unique_ptr<Value> newVar(Value::Kind Kind, llvm::StringRef Base) {
-    return std::make_unique<Value>(Kind, Names.fresh(Base), DType::I32,
-                                   llvm::SMLoc());
-  }
 
-  Value *let(Stmts &Out, llvm::StringRef Name, ExprPtr Init) {
-    auto V = std::make_unique<Value>(Value::Kind::Let, Names.fresh(Name),
-                                     Init->getDType(), llvm::SMLoc());
-    Value *P = V.get();
-    Out.push_back(std::make_unique<LetStmt>(std::move(V), std::move(Init)));
-    return P;
-  }
 
-  static Block block(Stmts S) {
-    Block B;
-    B.Stmts = std::move(S);
-    return B;
-  }
 
-  static StmtPtr ifThen(ExprPtr Cond, Stmts Then) {
-    return std::make_unique<IfStmt>(std::move(Cond), block(std::move(Then)),
-                                    std::nullopt);
-  }
 
-  static StmtPtr ifElse(ExprPtr Cond, Stmts Then, Stmts Else) {
-    return std::make_unique<IfStmt>(std::move(Cond), block(std::move(Then)),
-                                    block(std::move(Else)));
-  }
 
-  /// `for %Var in Kind(0, Hi) { Body(%Var) }`.
-  StmtPtr loop(LoopKind Kind, llvm::StringRef Name, ExprPtr Hi,
-               llvm::function_ref<Stmts(Value *)> Body) {
-    LoopDim D;
-    D.Var = newVar(Value::Kind::LoopVar, Name);
-    D.Lo = lit(0);
-    D.Hi = std::move(Hi);
-    Value *V = D.Var.get();
-    std::vector<LoopDim> Dims;
-    Dims.push_back(std::move(D));
-    return std::make_unique<ForStmt>(Kind, std::move(Dims), nullptr,
-                                     AttributeList(), block(Body(V)));
-  }
 
-  StmtPtr unroll(llvm::StringRef Name, int64_t N,
-                 llvm::function_ref<Stmts(Value *)> Body) {
-    return loop(LoopKind::Unroll, Name, lit(N), Body);
-  }
 
-  StmtPtr allocLocal(llvm::StringRef Name, DType Ty, int64_t N,
-                     BufferValue *&Out) {
-    std::vector<ExprPtr> Shape;
-    Shape.push_back(lit(N));
-    auto B = std::make_unique<BufferValue>(Names.fresh(Name), Ty, MemScope::Local,
-                                           std::move(Shape),
-                                           std::vector<ExprPtr>(), false,
-                                           llvm::SMLoc());
-    Out = B.get();
-    return std::make_unique<AllocStmt>(std::move(B), AttributeList());
-  }
 
-  StmtPtr op(llvm::StringRef Name, std::vector<OpOperand> Operands,
-             AttributeList Attrs = AttributeList(), llvm::SMLoc Loc = {}) {
-    return std::make_unique<OpStmt>(Ops.lookup(Name), std::move(Operands),
-                                    std::move(Attrs), Loc);
-  }
 
   static OpOperand regionOf(BufferValue *Buf, std::vector<ExprPtr> Offsets,
                             int64_t Extent = 0) {
@@ -539,8 +467,6 @@ private:
     O.E = std::move(E);
     return O;
   }
-
-  StmtPtr barrier() { return op("barrier", {}); }
 
   /// `if %tx < T { Body }`: code every thread runs as written.
   StmtPtr perThread(Stmts Body) {
@@ -971,10 +897,6 @@ private:
     return Found;
   }
 
-  static bool isBarrier(const Stmt &S) {
-    const auto *Op = dyn_cast<OpStmt>(&S);
-    return Op && Op->getName() == "barrier";
-  }
 
   void rewriteBlock(Block &B, bool IsKernelBody) {
     Stmts Out;
@@ -1045,9 +967,7 @@ private:
     B.Stmts = std::move(Out);
   }
 
-  NameGenerator Names;
   KernelStmt &K;
-  const OpRegistry &Ops;
   DiagnosticEngine &Diag;
   bool Remarks;
   int64_t MaxShared;

@@ -25,6 +25,7 @@
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/GemmLowering.h"
+#include "tile/Transforms/StmtBuilder.h"
 #include "tile/Transforms/Pass.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -70,11 +71,11 @@ std::optional<std::pair<int64_t, int64_t>> shape2(const BufferValue &B) {
   return std::make_pair((*S)[0], (*S)[1]);
 }
 
-class WGMMALowering {
+class WGMMALowering : public StmtBuilder {
 public:
   WGMMALowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
                 DiagnosticEngine &Diag, bool Remarks)
-      : Names(F), F(F), K(K), Ops(Ops), Diag(Diag), Remarks(Remarks) {}
+      : StmtBuilder(F, Ops), F(F), K(K), Diag(Diag), Remarks(Remarks) {}
 
   bool run() {
     std::optional<int64_t> T = K.getThreads()->getConstInt();
@@ -121,7 +122,6 @@ public:
   }
 
 private:
-  using Stmts = std::vector<StmtPtr>;
 
   //===--- Facts ----------------------------------------------------------===//
 
@@ -423,53 +423,12 @@ private:
 
   //===--- Building -------------------------------------------------------===//
 
-  std::unique_ptr<Value> newVar(Value::Kind Kind, llvm::StringRef Base,
-                                DType Ty = DType::I32) {
-    return std::make_unique<Value>(Kind, Names.fresh(Base), Ty, llvm::SMLoc());
-  }
 
-  /// `let %Name = Init`, of Init's dtype.
-  Value *let(Stmts &Out, llvm::StringRef Name, ExprPtr Init) {
-    std::unique_ptr<Value> V = newVar(Value::Kind::Let, Name, Init->getDType());
-    Value *P = V.get();
-    Out.push_back(std::make_unique<LetStmt>(std::move(V), std::move(Init)));
-    return P;
-  }
 
-  static Block block(Stmts S) {
-    Block B;
-    B.Stmts = std::move(S);
-    return B;
-  }
 
-  static StmtPtr ifThen(ExprPtr Cond, Stmts Then) {
-    return std::make_unique<IfStmt>(std::move(Cond), block(std::move(Then)),
-                                    std::nullopt);
-  }
 
-  StmtPtr loop(LoopKind Kind, llvm::StringRef Name, ExprPtr Hi,
-               llvm::function_ref<Stmts(Value *)> Body) {
-    LoopDim D;
-    D.Var = newVar(Value::Kind::LoopVar, Name);
-    D.Lo = ex::intLit(0);
-    D.Hi = std::move(Hi);
-    Value *V = D.Var.get();
-    std::vector<LoopDim> Dims;
-    Dims.push_back(std::move(D));
-    return std::make_unique<ForStmt>(Kind, std::move(Dims), nullptr,
-                                     AttributeList(), block(Body(V)));
-  }
 
-  StmtPtr unroll(llvm::StringRef Name, int64_t Hi,
-                 llvm::function_ref<Stmts(Value *)> Body) {
-    return loop(LoopKind::Unroll, Name, ex::intLit(Hi), Body);
-  }
 
-  StmtPtr op(llvm::StringRef Name, std::vector<OpOperand> Operands = {},
-             AttributeList Attrs = AttributeList(), llvm::SMLoc Loc = {}) {
-    return std::make_unique<OpStmt>(Ops.lookup(Name), std::move(Operands),
-                                    std::move(Attrs), Loc);
-  }
 
   StmtPtr opPending(llvm::StringRef Name, int64_t Pending,
                     BufferValue *Acc = nullptr) {
@@ -499,15 +458,6 @@ private:
     return O;
   }
 
-  static ExprPtr add(ExprPtr A, ExprPtr B) { return ex::add(std::move(A), std::move(B)); }
-  static ExprPtr mul(ExprPtr A, int64_t B) { return ex::mul(std::move(A), ex::intLit(B)); }
-  static ExprPtr div(ExprPtr A, int64_t B) {
-    return B == 1 ? std::move(A) : ex::binary(BinaryOp::Div, std::move(A), ex::intLit(B));
-  }
-  static ExprPtr rem(ExprPtr A, int64_t B) {
-    return ex::binary(BinaryOp::Rem, std::move(A), ex::intLit(B));
-  }
-  static ExprPtr ref(Value *V) { return ex::ref(V); }
   static ExprPtr call(Intrinsic Fn, ExprPtr A, ExprPtr B, ExprPtr C = nullptr) {
     std::vector<ExprPtr> Args;
     Args.push_back(std::move(A));
@@ -516,8 +466,6 @@ private:
       Args.push_back(std::move(C));
     return ex::call(Fn, std::move(Args));
   }
-  static ExprPtr lit(int64_t V) { return ex::intLit(V); }
-
   /// `if %tx < T { Body }`: code every thread runs as written.
   StmtPtr perThread(Stmts Body) {
     return ifThen(ex::lt(ref(Tid), lit(Threads)), std::move(Body));
@@ -987,10 +935,8 @@ private:
     K.getBodyMutable().Stmts = std::move(Rings);
   }
 
-  NameGenerator Names;
   Function &F;
   KernelStmt &K;
-  const OpRegistry &Ops;
   DiagnosticEngine &Diag;
   bool Remarks;
   int64_t Threads = 0;

@@ -22,6 +22,7 @@
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/GemmLowering.h"
+#include "tile/Transforms/StmtBuilder.h"
 #include "tile/Transforms/Pass.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -62,11 +63,11 @@ std::optional<std::pair<int64_t, int64_t>> matrixExtents(const Region &R) {
   return std::make_pair(*R0, *R1);
 }
 
-class MFMALowering {
+class MFMALowering : public StmtBuilder {
 public:
   MFMALowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
                DiagnosticEngine &Diag, bool Registers)
-      : Names(F), K(K), Ops(Ops), Diag(Diag), Registers(Registers),
+      : StmtBuilder(F, Ops), K(K), Diag(Diag), Registers(Registers),
         Threads(*K.getThreads()->getConstInt()) {}
 
   bool run() {
@@ -213,7 +214,6 @@ private:
 
   //===--- Rewriting ------------------------------------------------------===//
 
-  using Stmts = std::vector<StmtPtr>;
 
   static bool usesValue(Stmt &S, const Value *V) {
     bool Found = false;
@@ -223,73 +223,14 @@ private:
     return Found;
   }
 
-  static bool isBarrier(const Stmt &S) {
-    const auto *Op = dyn_cast<OpStmt>(&S);
-    return Op && Op->getName() == "barrier";
-  }
 
-  StmtPtr barrier() {
-    return std::make_unique<OpStmt>(Ops.lookup("barrier"),
-                                    std::vector<OpOperand>(), AttributeList());
-  }
 
-  std::unique_ptr<Value> newVar(Value::Kind Kind, llvm::StringRef Base) {
-    return std::make_unique<Value>(Kind, Names.fresh(Base), DType::I32,
-                                   llvm::SMLoc());
-  }
 
-  Value *let(Stmts &Out, llvm::StringRef Name, ExprPtr Init) {
-    std::unique_ptr<Value> V = newVar(Value::Kind::Let, Name);
-    Value *P = V.get();
-    Out.push_back(std::make_unique<LetStmt>(std::move(V), std::move(Init)));
-    return P;
-  }
 
-  static Block block(Stmts S) {
-    Block B;
-    B.Stmts = std::move(S);
-    return B;
-  }
 
-  static StmtPtr ifThen(ExprPtr Cond, Stmts Then) {
-    return std::make_unique<IfStmt>(std::move(Cond), block(std::move(Then)),
-                                    std::nullopt);
-  }
 
-  /// `for %Var in Kind(0, Hi) { Body(%Var) }`.
-  StmtPtr loop(LoopKind Kind, llvm::StringRef Name, int64_t Hi,
-               llvm::function_ref<Stmts(Value *)> Body) {
-    LoopDim D;
-    D.Var = newVar(Value::Kind::LoopVar, Name);
-    D.Lo = ex::intLit(0);
-    D.Hi = ex::intLit(Hi);
-    Value *V = D.Var.get();
-    std::vector<LoopDim> Dims;
-    Dims.push_back(std::move(D));
-    return std::make_unique<ForStmt>(Kind, std::move(Dims), nullptr,
-                                     AttributeList(), block(Body(V)));
-  }
 
-  StmtPtr allocLocal(llvm::StringRef Name, DType Ty, int64_t N,
-                     BufferValue *&Out) {
-    std::vector<ExprPtr> Shape;
-    Shape.push_back(ex::intLit(N));
-    auto B = std::make_unique<BufferValue>(Names.fresh(Name), Ty, MemScope::Local,
-                                           std::move(Shape),
-                                           std::vector<ExprPtr>(), false,
-                                           llvm::SMLoc());
-    Out = B.get();
-    return std::make_unique<AllocStmt>(std::move(B), AttributeList());
-  }
 
-  static ExprPtr add(ExprPtr A, ExprPtr B) { return ex::add(std::move(A), std::move(B)); }
-  static ExprPtr mul(ExprPtr A, int64_t B) { return ex::mul(std::move(A), ex::intLit(B)); }
-  static ExprPtr div(ExprPtr A, int64_t B) {
-    return B == 1 ? std::move(A) : ex::binary(BinaryOp::Div, std::move(A), ex::intLit(B));
-  }
-  static ExprPtr rem(ExprPtr A, int64_t B) {
-    return ex::binary(BinaryOp::Rem, std::move(A), ex::intLit(B));
-  }
 
   /// Indices of element (Row, Col) of the matrix in the last two dimensions
   /// of \p R.
@@ -318,7 +259,7 @@ private:
     int64_t PerWave = (Tiles + Waves - 1) / Waves;
     Lane = let(Out, "lane", rem(ex::ref(Tid), WaveSize));
     Value *Wave = let(Out, "wave", div(ex::ref(Tid), WaveSize));
-    Out.push_back(loop(LoopKind::Unroll, "tt", PerWave, [&](Value *TT) {
+    Out.push_back(unroll("tt", PerWave, [&](Value *TT) {
       Stmts In;
       Value *T = let(In, "t", add(ex::ref(Wave), mul(ex::ref(TT), Waves)));
       Stmts Tile;
@@ -375,7 +316,7 @@ private:
                            add(ex::ref(C0), rem(ex::ref(Lane), S.N)));
       };
       if (P.Clear || !InRegs)
-        T.push_back(loop(LoopKind::Unroll, "r", S.AccPerLane, [&](Value *R) {
+        T.push_back(unroll("r", S.AccPerLane, [&](Value *R) {
           Stmts L;
           std::vector<ExprPtr> Idx;
           Idx.push_back(AccIndex(R));
@@ -384,9 +325,9 @@ private:
               P.Clear ? ex::zero(DType::F32) : ex::load(CBuf, CIndex(R))));
           return L;
         }));
-      T.push_back(loop(LoopKind::Serial, "kk", P.K / S.K, [&](Value *KK) {
+      T.push_back(loop(LoopKind::Serial, "kk", lit(P.K / S.K), [&](Value *KK) {
         Stmts L;
-        L.push_back(loop(LoopKind::Unroll, "v", OperandsPerLane, [&](Value *V) {
+        L.push_back(unroll("v", OperandsPerLane, [&](Value *V) {
           Stmts E;
           // K index of the lane's element v, and its row of A / column of B.
           auto KIdx = [&](int64_t Rows) {
@@ -425,7 +366,7 @@ private:
         return L;
       }));
       if (!InRegs)
-        T.push_back(loop(LoopKind::Unroll, "r", S.AccPerLane, [&](Value *R) {
+        T.push_back(unroll("r", S.AccPerLane, [&](Value *R) {
           Stmts L;
           std::vector<ExprPtr> Idx;
           Idx.push_back(ex::ref(R));
@@ -448,7 +389,7 @@ private:
                                                      C->getDType())
                                        : ex::zero(C->getDType());
     Stmts Body;
-    Body.push_back(loop(LoopKind::Unroll, "e", lanesPerThread(C), [&](Value *E) {
+    Body.push_back(unroll("e", lanesPerThread(C), [&](Value *E) {
       Stmts L;
       std::vector<ExprPtr> Idx;
       Idx.push_back(ex::ref(E));
@@ -470,7 +411,7 @@ private:
     Value *Lane;
     Stmts Body = overWaveTiles(S, M, N, Lane, [&](Value *TT, Value *R0, Value *C0) {
       Stmts T;
-      T.push_back(loop(LoopKind::Unroll, "r", S.AccPerLane, [&](Value *R) {
+      T.push_back(unroll("r", S.AccPerLane, [&](Value *R) {
         Stmts L;
         Value *Row = let(L, "row", add(ex::ref(R0), accRow(S, R, Lane)));
         Value *Col = let(L, "col", add(ex::ref(C0), rem(ex::ref(Lane), S.N)));
@@ -575,9 +516,7 @@ private:
     B.Stmts = std::move(Out);
   }
 
-  NameGenerator Names;
   KernelStmt &K;
-  const OpRegistry &Ops;
   DiagnosticEngine &Diag;
   bool Registers;
   int64_t Threads;
