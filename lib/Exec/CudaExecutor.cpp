@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaExecutor.h"
+#include "DeviceArtifact.h"
 #include "tile/Exec/Executor.h"
 #include "llvm/ADT/StringExtras.h"
 #include <dlfcn.h>
@@ -74,24 +75,23 @@ Driver &getDriver() {
 }
 
 class CudaExecutor;
+class CudaCall;
 
-class CudaLoaded : public LoadedArtifact {
+struct CudaKernel {
+  CUfunction Fn;
+  int64_t SharedBytes;
+};
+
+class CudaLoaded
+    : public DeviceLoadedArtifact<CudaExecutor, CudaKernel, CudaCall> {
 public:
-  CudaLoaded(const KernelArtifact &A, CudaExecutor &E) : LoadedArtifact(A), Exec(E) {}
+  CudaLoaded(const KernelArtifact &A, CudaExecutor &E)
+      : DeviceLoadedArtifact(A, E) {}
   ~CudaLoaded() override;
   llvm::Error init();
-  llvm::Error call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args) override;
-
-  struct KernelFn {
-    CUfunction Fn;
-    int64_t SharedBytes;
-  };
 
 private:
-  CudaExecutor &Exec;
   CUmodule Mod = nullptr;
-  std::unique_ptr<HostCode> Host;
-  llvm::StringMap<std::vector<KernelFn>> Kernels;
 };
 
 class CudaExecutor : public Executor {
@@ -228,14 +228,13 @@ llvm::Expected<std::unique_ptr<DeviceTimer>> CudaExecutor::createTimer() {
 
 class CudaCall : public RuntimeCall {
 public:
-  CudaCall(CudaExecutor &E, const std::vector<CudaLoaded::KernelFn> &K)
+  CudaCall(CudaExecutor &E, const std::vector<CudaKernel> &K)
       : Exec(E), Kernels(K) {}
 
   int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
                  int32_t Threads, int64_t SharedBytes) override {
-    if (Index < 0 || size_t(Index) >= Kernels.size())
-      return fail("host code launched kernel #" + std::to_string(Index) +
-                  ", but the entry has " + std::to_string(Kernels.size()));
+    if (std::string Bad = checkKernelIndex(Index, Kernels.size()); !Bad.empty())
+      return fail(Bad);
     if (int64_t(GX) * GY * GZ == 0)
       return 0;
     Driver &D = getDriver();
@@ -277,7 +276,7 @@ public:
 
 private:
   CudaExecutor &Exec;
-  const std::vector<CudaLoaded::KernelFn> &Kernels;
+  const std::vector<CudaKernel> &Kernels;
 };
 
 /// The major compute capability of a cubin whose artifact note
@@ -316,27 +315,25 @@ llvm::Error CudaLoaded::init() {
   // load on an sm_90 device); for another one the PTX it was assembled
   // from, kept in the artifact, is compiled by the driver for this device.
   bool FromPTX = Artifact.DeviceFmt == DeviceFormat::PTX;
-  if (!FromPTX && !Artifact.DeviceSource.empty()) {
-    std::optional<int> Major = getCubinMajor(Artifact);
-    if (Major && Exec.CCMajor && *Major != Exec.CCMajor) {
-      Image = Artifact.DeviceSource;
-      Image.push_back('\0');
-      FromPTX = true;
-    }
-  }
-  CUresult R = D.cuModuleLoadData(&Mod, Image.data());
-  if (R == CUDA_ERROR_NO_BINARY_FOR_GPU && !FromPTX &&
-      !Artifact.DeviceSource.empty()) {
+  bool CanUsePTX = !FromPTX && !Artifact.DeviceSource.empty();
+  auto UsePTX = [&] {
     Image = Artifact.DeviceSource;
     Image.push_back('\0');
     FromPTX = true;
+  };
+  std::optional<int> Major = getCubinMajor(Artifact);
+  if (CanUsePTX && Major && Exec.CCMajor && *Major != Exec.CCMajor)
+    UsePTX();
+  CUresult R = D.cuModuleLoadData(&Mod, Image.data());
+  if (R == CUDA_ERROR_NO_BINARY_FOR_GPU && CanUsePTX && !FromPTX) {
+    UsePTX();
     R = D.cuModuleLoadData(&Mod, Image.data());
   }
   if (llvm::Error E = CudaExecutor::check(
           R, FromPTX ? "cuModuleLoadData (PTX JIT)" : "cuModuleLoadData (cubin)"))
     return E;
   for (const ArtifactEntry &En : Artifact.Entries) {
-    std::vector<KernelFn> &Fns = Kernels[En.Name];
+    std::vector<CudaKernel> &Fns = Kernels[En.Name];
     for (const ArtifactKernel &K : En.Kernels) {
       CUfunction F = nullptr;
       if (llvm::Error E = CudaExecutor::check(
@@ -346,27 +343,11 @@ llvm::Error CudaLoaded::init() {
       Fns.push_back({F, K.SharedBytes});
     }
   }
-  auto H = loadHostCode(Artifact);
-  if (!H)
-    return H.takeError();
-  Host = std::move(*H);
-  return llvm::Error::success();
-}
-
-llvm::Error CudaLoaded::call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args) {
-  auto It = Kernels.find(Entry);
-  const ArtifactEntry *E = Artifact.findEntry(Entry);
-  if (It == Kernels.end() || !E)
-    return llvm::createStringError("no entry point '" + Entry + "' in the artifact");
-  CudaCall Call(Exec, It->second);
-  return Host->call(E->Symbol, Args, Call);
+  return loadHost();
 }
 
 } // namespace
 
 llvm::Expected<std::unique_ptr<Executor>> tile::createCudaExecutor() {
-  auto E = std::make_unique<CudaExecutor>();
-  if (llvm::Error Err = E->init())
-    return std::move(Err);
-  return std::unique_ptr<Executor>(std::move(E));
+  return createInitializedExecutor<CudaExecutor>();
 }

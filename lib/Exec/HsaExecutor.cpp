@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaExecutor.h"
+#include "DeviceArtifact.h"
 #include "HsaExecutor.h"
 #include "tile/Exec/Executor.h"
 #include "llvm/ADT/StringMap.h"
@@ -83,19 +84,17 @@ struct HsaKernel {
 
 class HsaExecutor;
 
-class HsaLoaded : public LoadedArtifact {
+class HsaCall;
+
+class HsaLoaded : public DeviceLoadedArtifact<HsaExecutor, HsaKernel, HsaCall> {
 public:
-  HsaLoaded(const KernelArtifact &A, HsaExecutor &E) : LoadedArtifact(A), Exec(E) {}
+  HsaLoaded(const KernelArtifact &A, HsaExecutor &E) : DeviceLoadedArtifact(A, E) {}
   ~HsaLoaded() override;
   llvm::Error init();
-  llvm::Error call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args) override;
 
 private:
-  HsaExecutor &Exec;
   hsa_executable_t Executable{0};
   hsa_code_object_reader_t Reader{0};
-  std::unique_ptr<HostCode> Host;
-  llvm::StringMap<std::vector<HsaKernel>> Kernels;
 };
 
 class HsaExecutor : public Executor {
@@ -277,9 +276,8 @@ public:
 
   int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
                  int32_t Threads, int64_t SharedBytes) override {
-    if (Index < 0 || size_t(Index) >= Kernels.size())
-      return fail("host code launched kernel #" + std::to_string(Index) +
-                  ", but the entry has " + std::to_string(Kernels.size()));
+    if (std::string Bad = checkKernelIndex(Index, Kernels.size()); !Bad.empty())
+      return fail(Bad);
     if (GX <= 0 || GY <= 0 || GZ <= 0)
       return 0; // an empty grid launches nothing
     if (llvm::Error E = Exec.dispatch(Kernels[Index], Args, GX, GY, GZ, Threads))
@@ -362,26 +360,11 @@ llvm::Error HsaLoaded::init() {
     }
     Kernels[E.Name] = std::move(Ks);
   }
-  auto H = loadHostCode(A);
-  if (!H)
-    return H.takeError();
-  Host = std::move(*H);
-  return llvm::Error::success();
-}
-
-llvm::Error HsaLoaded::call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args) {
-  const ArtifactEntry *E = getArtifact().findEntry(Entry);
-  if (!E)
-    return llvm::createStringError("no entry point '" + Entry + "' in the artifact");
-  HsaCall Call(Exec, Kernels[Entry]);
-  return Host->call(E->Symbol, Args, Call);
+  return loadHost();
 }
 
 } // namespace
 
 llvm::Expected<std::unique_ptr<Executor>> tile::createHsaExecutor() {
-  auto E = std::make_unique<HsaExecutor>();
-  if (llvm::Error Err = E->init())
-    return std::move(Err);
-  return std::unique_ptr<Executor>(std::move(E));
+  return createInitializedExecutor<HsaExecutor>();
 }

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaExecutor.h"
+#include "DeviceArtifact.h"
 #include "LevelZeroExecutor.h"
 #include "tile/Exec/Executor.h"
 #include "llvm/ADT/StringMap.h"
@@ -64,23 +65,21 @@ struct ZeLoader {
 
 class ZeExecutor;
 
-class ZeLoaded : public LoadedArtifact {
+struct ZeKernel {
+  ze_kernel_handle_t Handle;
+  const ArtifactKernel *Info;
+};
+
+class ZeCall;
+
+class ZeLoaded : public DeviceLoadedArtifact<ZeExecutor, ZeKernel, ZeCall> {
 public:
-  ZeLoaded(const KernelArtifact &A, ZeExecutor &E) : LoadedArtifact(A), Exec(E) {}
+  ZeLoaded(const KernelArtifact &A, ZeExecutor &E) : DeviceLoadedArtifact(A, E) {}
   ~ZeLoaded() override;
   llvm::Error init();
-  llvm::Error call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args) override;
-
-  struct Kernel {
-    ze_kernel_handle_t Handle;
-    const ArtifactKernel *Info;
-  };
 
 private:
-  ZeExecutor &Exec;
   ze_module_handle_t Module = nullptr;
-  std::unique_ptr<HostCode> Host;
-  llvm::StringMap<std::vector<Kernel>> Kernels;
 };
 
 class ZeExecutor : public Executor {
@@ -208,16 +207,15 @@ public:
 
 class ZeCall : public RuntimeCall {
 public:
-  ZeCall(ZeExecutor &E, const std::vector<ZeLoaded::Kernel> &K) : Exec(E), Kernels(K) {}
+  ZeCall(ZeExecutor &E, const std::vector<ZeKernel> &K) : Exec(E), Kernels(K) {}
 
   int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
                  int32_t Threads, int64_t SharedBytes) override {
-    if (Index < 0 || size_t(Index) >= Kernels.size())
-      return fail("host code launched kernel #" + std::to_string(Index) +
-                  ", but the entry has " + std::to_string(Kernels.size()));
+    if (std::string Bad = checkKernelIndex(Index, Kernels.size()); !Bad.empty())
+      return fail(Bad);
     if (GX <= 0 || GY <= 0 || GZ <= 0)
       return 0;
-    const ZeLoaded::Kernel &K = Kernels[Index];
+    const ZeKernel &K = Kernels[Index];
     ZeLoader &Ze = Exec.Ze;
     if (ze_result_t R = Ze.zeKernelSetGroupSize(K.Handle, uint32_t(Threads), 1, 1))
       return fail(llvm::toString(Ze.fail(R, "zeKernelSetGroupSize")));
@@ -261,12 +259,12 @@ public:
 
 private:
   ZeExecutor &Exec;
-  const std::vector<ZeLoaded::Kernel> &Kernels;
+  const std::vector<ZeKernel> &Kernels;
 };
 
 ZeLoaded::~ZeLoaded() {
   for (auto &[Name, Ks] : Kernels)
-    for (Kernel &K : Ks)
+    for (ZeKernel &K : Ks)
       Exec.Ze.zeKernelDestroy(K.Handle);
   if (Module)
     Exec.Ze.zeModuleDestroy(Module);
@@ -301,7 +299,7 @@ llvm::Error ZeLoaded::init() {
         llvm::toString(ZeLoader::fail(R, "zeModuleCreate")) +
         (LogText.empty() ? "" : ":\n" + LogText));
   for (const ArtifactEntry &E : A.Entries) {
-    std::vector<Kernel> Ks;
+    std::vector<ZeKernel> Ks;
     for (const ArtifactKernel &K : E.Kernels) {
       if (K.SharedBytes > int64_t(Exec.MaxLocalMemory))
         return llvm::createStringError(
@@ -326,26 +324,11 @@ llvm::Error ZeLoaded::init() {
     }
     Kernels[E.Name] = std::move(Ks);
   }
-  auto H = loadHostCode(A);
-  if (!H)
-    return H.takeError();
-  Host = std::move(*H);
-  return llvm::Error::success();
-}
-
-llvm::Error ZeLoaded::call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args) {
-  const ArtifactEntry *E = getArtifact().findEntry(Entry);
-  if (!E)
-    return llvm::createStringError("no entry point '" + Entry + "' in the artifact");
-  ZeCall Call(Exec, Kernels[Entry]);
-  return Host->call(E->Symbol, Args, Call);
+  return loadHost();
 }
 
 } // namespace
 
 llvm::Expected<std::unique_ptr<Executor>> tile::createLevelZeroExecutor() {
-  auto E = std::make_unique<ZeExecutor>();
-  if (llvm::Error Err = E->init())
-    return std::move(Err);
-  return std::unique_ptr<Executor>(std::move(E));
+  return createInitializedExecutor<ZeExecutor>();
 }
