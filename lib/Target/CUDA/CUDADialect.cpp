@@ -9,6 +9,7 @@
 #include "tile/IR/Diagnostics.h"
 #include "tile/IR/IR.h"
 #include "tile/IR/OpRegistry.h"
+#include "tile/Transforms/ExprUtils.h"
 
 using namespace tile;
 
@@ -406,16 +407,25 @@ bool verifyCUDAStorePairOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return OK;
 }
 
-bool verifyCUDAWgmmaMmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
-  bool OK = expectScope(Op, "a", {MemScope::Shared}, "in shared memory", Diag);
+/// cuda.wgmma_mma (A in shared memory) and cuda.wgmma_mma_rs (A in
+/// registers: eight elements of a local array).
+static bool verifyWgmma(const OpStmt &Op, bool ARegs, DiagnosticEngine &Diag) {
+  bool OK = ARegs ? expectScope(Op, "a", {MemScope::Local}, "a local array", Diag)
+                  : expectScope(Op, "a", {MemScope::Shared}, "in shared memory", Diag);
   OK &= expectScope(Op, "b", {MemScope::Shared}, "in shared memory", Diag);
   OK &= expectScope(Op, "c", {MemScope::Local}, "a local array", Diag);
   if (!OK)
     return false;
   auto Fail = [&](const llvm::Twine &Msg) {
-    Diag.error(Op.getLoc(), "'cuda.wgmma_mma' " + Msg);
+    Diag.error(Op.getLoc(), "'" + Op.getName() + "' " + Msg);
     return false;
   };
+  if (ARegs) {
+    const Region &A = Op.getOperand("a").R;
+    if (A.Indices.size() != 1 || !A.Indices[0].Extent ||
+        !ex::isConst(*A.Indices[0].Extent, 8))
+      return Fail("takes A as 8 elements of a local array (%a[offset : 8])");
+  }
   DType TA = Op.getOperand("a").R.Buf->getDType();
   DType TB = Op.getOperand("b").R.Buf->getDType();
   if (TA != TB || (TA != DType::F16 && TA != DType::BF16))
@@ -427,12 +437,18 @@ bool verifyCUDAWgmmaMmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   int64_t N = Op.getAttrOrDefault("n").getInt();
   if (N < 8 || N > 256 || N % 8 != 0)
     return Fail("n must be a multiple of 8 from 8 to 256, not " + llvm::Twine(N));
-  for (const char *Name : {"swizzle_a", "swizzle_b"}) {
+  std::vector<const char *> Swizzles = {"swizzle_b"};
+  std::vector<const char *> Offsets = {"lbo_b", "sbo_b"};
+  if (!ARegs) {
+    Swizzles.insert(Swizzles.begin(), "swizzle_a");
+    Offsets.insert(Offsets.begin(), {"lbo_a", "sbo_a"});
+  }
+  for (const char *Name : Swizzles) {
     int64_t W = Op.getAttrOrDefault(Name).getInt();
     if (W != 32 && W != 64 && W != 128)
       return Fail(llvm::Twine(Name) + " must be 32, 64 or 128, not " + llvm::Twine(W));
   }
-  for (const char *Name : {"lbo_a", "sbo_a", "lbo_b", "sbo_b"}) {
+  for (const char *Name : Offsets) {
     int64_t V = Op.getAttrOrDefault(Name).getInt();
     if (V <= 0 || V % 16 != 0 || V >= (int64_t(1) << 18))
       return Fail(llvm::Twine(Name) +
@@ -440,6 +456,14 @@ bool verifyCUDAWgmmaMmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
                   llvm::Twine(V));
   }
   return true;
+}
+
+bool verifyCUDAWgmmaMmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  return verifyWgmma(Op, /*ARegs=*/false, Diag);
+}
+
+bool verifyCUDAWgmmaMmaRsOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  return verifyWgmma(Op, /*ARegs=*/true, Diag);
 }
 
 bool verifyCUDAPendingAttr(const OpStmt &Op, DiagnosticEngine &Diag) {
@@ -456,11 +480,12 @@ bool verifyCUDAWgmmaAccOperand(const OpStmt &Op, DiagnosticEngine &Diag) {
   if (!expectScope(Op, "acc", {MemScope::Local}, "a local array", Diag))
     return false;
   const Region &Acc = Op.getOperand("acc").R;
+  DType T = Acc.Buf->getDType();
   if (!Acc.isWholeBuffer() || !Acc.Buf->getConstShape() ||
-      Acc.Buf->getDType() != DType::F32) {
+      (T != DType::F32 && T != DType::F16 && T != DType::BF16)) {
     Diag.error(Op.getLoc(), "'" + Op.getName() +
-                                "' takes a whole local f32 array of constant "
-                                "shape");
+                                "' takes a whole local f32, f16 or bf16 array "
+                                "of constant shape");
     return false;
   }
   return true;

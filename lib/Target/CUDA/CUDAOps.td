@@ -391,9 +391,36 @@ def CUDAWgmmaMmaOp : CUDAOp<"wgmma_mma"> {
                    IntAttr<"16", "leading byte offset of A">:$lbo_a,
                    IntAttr<"1024", "stride byte offset of A">:$sbo_a,
                    IntAttr<"16", "leading byte offset of B">:$lbo_b,
-                   IntAttr<"1024", "stride byte offset of B">:$sbo_b);
+                   IntAttr<"1024", "stride byte offset of B">:$sbo_b,
+                   BoolAttr<"false", "overwrite C with A * B (scale-d = 0)">:$zero_c);
   let Format = "$a `,` $b `->` $c `,` $a_offset `,` $b_offset attr-dict";
   let Verifier = "verifyCUDAWgmmaMmaOp";
+  let Elementwise = 1;
+  let Writes = ["c"];
+}
+
+def CUDAWgmmaMmaRsOp : CUDAOp<"wgmma_mma_rs"> {
+  let Summary = "One wgmma.mma_async m64nNk16 with A in registers and B in shared memory";
+  let Description = [{
+    Issued by all 128 threads of a warpgroup together. %a is the thread's
+    eight A elements (f16 or bf16, a local array region of 8) in wgmma's
+    register layout of A: with warp w of the warpgroup and lane l,
+    a[i] = A[16w + l/4 + 8*((i/2)%2)][2*(l%4) + i%2 + 8*(i/4)], which is
+    the f32 accumulator layout of the 16 columns of one k-step converted
+    element by element. B and the accumulators are as for
+    cuda.wgmma_mma; a cuda.wgmma_fence of %a's array must come before it
+    when code wrote %a since the last wgmma.
+  }];
+  let Example = "cuda.wgmma_mma_rs %pf[8 : 8], %Vs -> %acc[0 : 64], %boff {n = 128, mn_major_b = true, lbo_b = 8192}";
+  let Arguments = (ins Region:$a, Region:$b, Region:$c, Expr:$b_offset,
+                   IntAttr<"", "N of the instruction: a multiple of 8 from 8 to 256">:$n,
+                   BoolAttr<"false", "B is MN-major (transposed)">:$mn_major_b,
+                   IntAttr<"128", "swizzle width of B in bytes">:$swizzle_b,
+                   IntAttr<"16", "leading byte offset of B">:$lbo_b,
+                   IntAttr<"1024", "stride byte offset of B">:$sbo_b,
+                   BoolAttr<"false", "overwrite C with A * B (scale-d = 0)">:$zero_c);
+  let Format = "$a `,` $b `->` $c `,` $b_offset attr-dict";
+  let Verifier = "verifyCUDAWgmmaMmaRsOp";
   let Elementwise = 1;
   let Writes = ["c"];
 }
@@ -401,8 +428,9 @@ def CUDAWgmmaMmaOp : CUDAOp<"wgmma_mma"> {
 def CUDAWgmmaFenceOp : CUDAOp<"wgmma_fence"> {
   let Summary = "Order register accesses before the following wgmma.mma_async (wgmma.fence)";
   let Description = [{
-    %acc is the local accumulator array the following wgmma.mma_async
-    use: code generation completes every write of it before the fence.
+    %acc is a local array the following wgmma.mma_async use (f32
+    accumulators, or f16/bf16 A registers of cuda.wgmma_mma_rs): code
+    generation completes every write of it before the fence.
   }];
   let Example = "cuda.wgmma_fence %acc";
   let Arguments = (ins Region:$acc);
