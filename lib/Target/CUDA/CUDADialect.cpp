@@ -169,9 +169,14 @@ bool verifyCUDAMbarrierInitOp(const OpStmt &Op, DiagnosticEngine &Diag) {
 
 bool verifyCUDAMbarrierArriveOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   bool OK = expectMbarrier(Op, "barrier", Diag);
-  return expectRange(Op, Op.getLoc(), "tx_bytes",
-                     Op.getAttrOrDefault("tx_bytes").getInt(), 0,
-                     MaxMbarrierCount, Diag) &&
+  int64_t Tx = Op.getAttrOrDefault("tx_bytes").getInt();
+  if (Tx && Op.getAttrOrDefault("per_warp").getBool()) {
+    Diag.error(Op.getLoc(), "'cuda.mbarrier_arrive' announces tx_bytes from "
+                            "one thread; per_warp arrivals take none");
+    OK = false;
+  }
+  return expectRange(Op, Op.getLoc(), "tx_bytes", Tx, 0, MaxMbarrierCount,
+                     Diag) &&
          OK;
 }
 

@@ -81,10 +81,15 @@ def CUDAMbarrierArriveOp : CUDAOp<"mbarrier_arrive"> {
     (mbarrier.arrive); with `tx_bytes` (1 to 2^20 - 1) the phase also
     waits for that many bytes of asynchronous copies
     (mbarrier.arrive.expect_tx), which cuda.tma_load copies complete.
+    With `per_warp`, executed by whole warps, only lane 0 arrives: a
+    predicated instruction rather than a branch, so that no divergent
+    code sits between the wgmma of a pipeline (ptxas would serialize
+    them, C7514).
   }];
   let Example = "cuda.mbarrier_arrive %bar[0] {tx_bytes = 16384}";
   let Arguments = (ins Region:$barrier,
-                   IntAttr<"0", "bytes the phase also waits for (arrive.expect_tx)">:$tx_bytes);
+                   IntAttr<"0", "bytes the phase also waits for (arrive.expect_tx)">:$tx_bytes,
+                   BoolAttr<"false", "one arrival per warp, by lane 0">:$per_warp);
   let Format = "$barrier attr-dict";
   let Verifier = "verifyCUDAMbarrierArriveOp";
   let Elementwise = 1;

@@ -15,6 +15,7 @@
 #include "WGMMALayout.h"
 #include "tile/IR/Walk.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/KnownBits.h"
@@ -141,6 +142,17 @@ void emitMbarrierWait(llvm::IRBuilder<> &B, llvm::Value *Bar, llvm::Value *Phase
   B.SetInsertPoint(Done);
 }
 
+/// Lane 0 of the warp arrives on \p Bar, as one predicated instruction.
+void emitArrivePerWarp(llvm::IRBuilder<> &B, llvm::Value *Bar) {
+  auto *FT = llvm::FunctionType::get(B.getVoidTy(), {B.getInt64Ty()}, false);
+  llvm::InlineAsm *IA = llvm::InlineAsm::get(
+      FT,
+      "{\n.reg .pred p;\n.reg .b32 l;\n.reg .b64 s;\nmov.u32 l, %laneid;\n"
+      "setp.eq.u32 p, l, 0;\n@p mbarrier.arrive.shared.b64 s, [$0];\n}",
+      "l,~{memory}", /*hasSideEffects=*/true);
+  B.CreateCall(FT, IA, {B.CreatePtrToInt(Bar, B.getInt64Ty())});
+}
+
 /// cuda.tma_ready: data 16-byte aligned and rows of whole 16-byte chunks.
 void emitTmaReady(llvm::IRBuilder<> &B, const OpStmt &Op,
                   llvm::ArrayRef<llvm::Value *> Operands) {
@@ -215,7 +227,9 @@ llvm::Expected<bool> tile::emitNVPTXTMAOp(llvm::IRBuilder<> &B,
                       {Operands[0], B.CreateZExtOrTrunc(Operands[1], B.getInt32Ty())});
   } else if (Name == "cuda.mbarrier_arrive") {
     int64_t Tx = Op.getAttrOrDefault("tx_bytes").getInt();
-    if (Tx)
+    if (Op.getAttrOrDefault("per_warp").getBool())
+      emitArrivePerWarp(B, Operands[0]);
+    else if (Tx)
       B.CreateIntrinsic(
           llvm::Intrinsic::nvvm_mbarrier_arrive_expect_tx_scope_cta_space_cta, {},
           {Operands[0], B.getInt32(int32_t(Tx))});
