@@ -33,6 +33,11 @@ static cl::opt<unsigned> Bench("bench", cl::desc("Time N runs after warm-up and 
 static cl::opt<unsigned> Threads("num-threads", cl::desc("Worker threads for host execution (0: all)"),
                                  cl::init(0));
 static cl::opt<bool> CompileTime("print-compile-time", cl::desc("Print compile time by stage"));
+static cl::opt<unsigned> DataOffset(
+    "data-offset",
+    cl::desc("Start each tensor's data this many bytes into its allocation "
+             "(DLPack byte_offset), to run the paths for unaligned data"),
+    cl::init(0));
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
@@ -58,5 +63,6 @@ int main(int argc, char **argv) {
   O.Bench = Bench;
   O.Threads = Threads;
   O.PrintCompileTime = CompileTime;
+  O.DataOffset = DataOffset;
   return tile::runJit(O, Registry, outs(), errs());
 }

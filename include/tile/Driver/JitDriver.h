@@ -46,6 +46,10 @@ struct JitOptions {
   unsigned Threads = 0;
   /// Print compile time by stage.
   bool PrintCompileTime = false;
+  /// Bytes each tensor's data starts past the start of its allocation
+  /// (DLPack byte_offset), to run the paths for data that is not 16-byte
+  /// aligned.
+  unsigned DataOffset = 0;
 };
 
 /// Runs tile-jit; returns the process exit code. Results go to \p Out,
