@@ -9,12 +9,18 @@
 # From the repository root on the GPU machine, with a static tile-jit at
 # $TILE_JIT (default .bundle/tile-jit) and optionally cubins in
 # $CUBINS (default .bundle/*.cubin) to disassemble. Log: $OUT/attention.log.
+# QUICK=1 checks one size per variant and runs memcheck on the example only.
 set -uo pipefail
 JIT=${TILE_JIT:-.bundle/tile-jit}
 OUT=${OUT:-/tmp/tile-out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/attention.log") 2>&1
 T='cuda -arch=sm_90a'
+if [ -n "${QUICK:-}" ]; then
+  SIZES="257"; SHAPES="1,2,2048"; TOOLS="memcheck"
+else
+  SIZES="1 257"; SHAPES="2,3,300;1,2,2048"; TOOLS="memcheck racecheck"
+fi
 V=(examples/flash_attention.tile bench/gpu/attention/fa_*.tile)
 echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; date -u
 echo "== gated FlashAttention tests (both pipelines)"
@@ -22,19 +28,19 @@ python3 bench/gpu/run_gated_tests.py --jit "$JIT" test/Examples/cuda-flash-atten
 echo "== --check against the f64 interpreter (B=1 H=2), every variant"
 for f in "${V[@]}"; do
   for e in flash_attention flash_attention_causal; do
-    for S in 1 257; do
+    for S in $SIZES; do
       r=$(timeout 60 "$JIT" "$f" -entry=$e --dim B=1 --dim H=2 --dim S=$S -target="$T" --random --seed $S --check 2>&1 | grep -E "^check|error" | head -2)
       echo "$f $e S=$S: $r"
     done
   done
 done
 echo "== against torch SDPA"
-PYTHONUNBUFFERED=1 python3 bench/gpu/attention_vs_sdpa.py --jit "$JIT" --shapes "2,3,300;1,2,2048" "${V[@]}"
+PYTHONUNBUFFERED=1 python3 bench/gpu/attention_vs_sdpa.py --jit "$JIT" --shapes "$SHAPES" "${V[@]}"
 echo "== compute-sanitizer"
-for tool in memcheck racecheck; do
+for tool in $TOOLS; do
   for e in flash_attention flash_attention_causal; do
     F=(examples/flash_attention.tile)
-    [ $tool = memcheck ] && F+=(bench/gpu/attention/fa_128x64s2.tile)
+    [ $tool = memcheck ] && [ -z "${QUICK:-}" ] && F+=(bench/gpu/attention/fa_128x64s2.tile)
     for f in "${F[@]}"; do
       echo "-- $tool $f $e"
       compute-sanitizer --tool $tool --print-limit 5 "$JIT" "$f" -entry=$e -target="$T" --dim B=1 --dim H=1 --dim S=130 --random --check 2>&1 | grep -E "^check|SUMMARY|Invalid|Race reported|Error:|=========     at" | head -6

@@ -3,14 +3,21 @@
 
 Each variant is examples/flash_attention.tile (plain and causal entries)
 with BM query rows per block (BM / 64 warpgroups of 128 threads), key tiles
-of BN and a K/V ring of S stages; bench_h200.py --attention-variants times
-them side by side. Run from anywhere; it rewrites the .tile files here.
+of BN and a K/V ring of S stages. "e2" variants compute the softmax in base
+2 with the scale folded into one multiplier (scale * log2(e), then exp2),
+one multiply per score fewer; "o0" variants turn off the overlap of the
+second gemm with the next iteration (pass.wgmma_overlap = false).
+run_attention.sh times them side by side. Run from anywhere; it rewrites
+the .tile files here.
 """
 import os
 
-VARIANTS = [(64, 64, 2), (128, 64, 2), (128, 128, 2), (64, 128, 2), (128, 64, 3)]
+# (BM, BN, stages, exp2 form, overlap)
+VARIANTS = [(64, 64, 2, False, True), (64, 64, 2, False, False),
+            (64, 64, 2, True, True), (128, 64, 2, False, True),
+            (128, 64, 2, True, True), (128, 64, 3, True, True)]
 
-BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, H, S, 128], %O: f16[B, H, S, 128], %scale: f32) {{
+BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, H, S, 128], %O: f16[B, H, S, 128], %scale: f32){attrs} {{
   kernel grid(ceildiv(S, {bm}), H, B) threads({threads}) (%bx, %by, %bz) {{
     %Qs = alloc shared f16[{bm}, 128]
     %Ks = alloc shared f16[{bn}, 128]
@@ -23,7 +30,7 @@ BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, 
     %l = alloc fragment f32[{bm}]
     %rowsum = alloc fragment f32[{bm}]
     %alpha = alloc fragment f32[{bm}]
-    copy %Q[%bz, %by, %bx * {bm}, 0] -> %Qs
+    {prelude}copy %Q[%bz, %by, %bx * {bm}, 0] -> %Qs
     clear %Of
     clear %l
     fill %m, -inf<f32>()
@@ -36,10 +43,10 @@ BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, 
       copy %m -> %m_prev
       reduce max %Sc -> %m {{dim = 1, clear = false}}
       for %i in parallel({bm}) {{
-        %alpha[%i] = exp(%m_prev[%i] - %m[%i])
+        %alpha[%i] = {exp}(%m_prev[%i] - %m[%i])
       }}
       for %i, %c in parallel({bm}, {bn}) {{
-        %Sc[%i, %c] = exp(%Sc[%i, %c] - %m[%i])
+        %Sc[%i, %c] = {exp}(%Sc[%i, %c] - %m[%i])
       }}
       reduce sum %Sc -> %rowsum {{dim = 1}}
       for %i in parallel({bm}) {{
@@ -60,20 +67,33 @@ BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, 
 }}
 """
 
-PLAIN = "%Sc[%i, %c] = select(%j * {bn} + %c < S, %Sc[%i, %c] * %scale, -inf<f32>())"
+PLAIN = "%Sc[%i, %c] = select(%j * {bn} + %c < S, %Sc[%i, %c] * {sc}, -inf<f32>())"
 CAUSAL = ("let %q = %bx * {bm} + %i\n        let %kv = %j * {bn} + %c\n        "
-          "%Sc[%i, %c] = select(%kv <= %q && %kv < S, %Sc[%i, %c] * %scale, -inf<f32>())")
+          "%Sc[%i, %c] = select(%kv <= %q && %kv < S, %Sc[%i, %c] * {sc}, -inf<f32>())")
 
 here = os.path.dirname(os.path.abspath(__file__))
-for bm, bn, stages in VARIANTS:
-    p = dict(bm=bm, bn=bn, stages=stages, threads=bm * 2)
+for bm, bn, stages, e2, overlap in VARIANTS:
+    p = dict(bm=bm, bn=bn, stages=stages, threads=bm * 2,
+             sc="%sl2" if e2 else "%scale", exp="exp2" if e2 else "exp",
+             prelude="let %sl2 = %scale * 1.4426950408889634\n    " if e2 else "",
+             attrs="" if overlap else " attributes {pass.wgmma_overlap = false}")
     text = (f"// FlashAttention forward, {bm} query rows per block ({bm // 64} warpgroups),\n"
-            f"// key tiles of {bn}, a {stages}-stage K/V ring. Written by make_variants.py.\n")
-    text += BODY.format(name="flash_attention", hi=f"ceildiv(S, {bn})",
-                        mask=PLAIN.format(**p), **p)
+            f"// key tiles of {bn}, a {stages}-stage K/V ring"
+            + (", softmax in base 2" if e2 else "")
+            + ("" if overlap else ", no gemm overlap")
+            + ". Written by make_variants.py.\n")
+    p["mask"] = PLAIN.format(**p)
+    text += BODY.format(name="flash_attention", hi=f"ceildiv(S, {bn})", **p)
     text += "\n"
-    text += BODY.format(name="flash_attention_causal",
-                        hi=f"min(ceildiv((%bx + 1) * {bm}, {bn}), ceildiv(S, {bn}))",
-                        mask=CAUSAL.format(**p), **p)
-    with open(os.path.join(here, f"fa_{bm}x{bn}s{stages}.tile"), "w") as f:
+    # Blocks with the most key tiles first (the last query rows), so that
+    # the long blocks do not trail at the end of the grid.
+    p["mask"] = CAUSAL.format(**p).replace("%bx", "%qb")
+    causal = BODY.format(name="flash_attention_causal",
+                         hi=f"min(ceildiv((%qb + 1) * {bm}, {bn}), ceildiv(S, {bn}))", **p)
+    causal = causal.replace("copy %Q[%bz, %by, %bx", "copy %Q[%bz, %by, %qb")
+    causal = causal.replace("copy %Of -> %O[%bz, %by, %bx", "copy %Of -> %O[%bz, %by, %qb")
+    causal = causal.replace(f"    %Qs = alloc shared", f"    let %qb = ceildiv(S, {bm}) - 1 - %bx\n    %Qs = alloc shared", 1)
+    text += causal
+    name = f"fa_{bm}x{bn}s{stages}" + ("_e2" if e2 else "") + ("" if overlap else "_o0")
+    with open(os.path.join(here, name + ".tile"), "w") as f:
         f.write(text)

@@ -103,7 +103,7 @@ class FragmentLowering : public WGMMABuilder {
 public:
   FragmentLowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
                    DiagnosticEngine &Diag, bool Remarks)
-      : WGMMABuilder(F, Ops), K(K), Diag(Diag), Remarks(Remarks) {}
+      : WGMMABuilder(F, Ops), F(F), K(K), Diag(Diag), Remarks(Remarks) {}
 
   /// False after an error; a kernel that does not qualify is left as it
   /// is.
@@ -238,7 +238,52 @@ private:
         return false;
     if (!classifyBlock(K.getBodyMutable(), nullptr, true, Why))
       return false;
-    return checkTiles(Why);
+    if (!checkTiles(Why))
+      return false;
+    planRotation();
+    return true;
+  }
+
+  /// Rotates the ring loop's last statement, a gemm G2, into the next
+  /// iteration behind its first gemm G1 (see rewriteRotatedBody) when that
+  /// keeps every dependence: the loop pipelines (S >= 2); G1 and G2 share
+  /// no register operand; G2's ring tiles are its own; nothing before G1
+  /// in the body touches G2's registers. The function attribute
+  /// `pass.wgmma_overlap = false` turns it off.
+  void planRotation() {
+    if (!Ring.Loop || Ring.Stages < 2)
+      return;
+    if (const Attribute *A = F.getAttrs().get("pass.wgmma_overlap"))
+      if (A->getKind() == Attribute::Kind::Bool && !A->getBool())
+        return;
+    std::vector<StmtPtr> &Body = Ring.Loop->getBodyMutable().Stmts;
+    auto *Last = dyn_cast<OpStmt>(Body.back().get());
+    if (!Last || !GemmOf.count(Last))
+      return;
+    OpStmt *First = nullptr;
+    unsigned FirstIdx = 0;
+    for (unsigned I = 0; I != Body.size() && !First; ++I)
+      if (auto *Op = dyn_cast<OpStmt>(Body[I].get()); Op && GemmOf.count(Op)) {
+        First = Op;
+        FirstIdx = I;
+      }
+    if (First == Last)
+      return;
+    const GemmInfo &G1 = GemmOf[First], &G2 = GemmOf[Last];
+    if (G1.C == G2.C || (G2.ARegs && G2.A == G1.C) || (G1.ARegs && G1.A == G2.C))
+      return;
+    for (unsigned I = 0; I != FirstIdx; ++I)
+      if (touches(*Body[I], G2))
+        return;
+    for (BufferValue *B : {G2.ARegs ? nullptr : G2.A, G2.B}) {
+      if (!B || !Tiles[B].Loop)
+        continue;
+      for (auto &[Op, G] : GemmOf)
+        if (Op != Last && (G.B == B || (!G.ARegs && G.A == B)))
+          return;
+    }
+    Rot.First = First;
+    Rot.Last = Last;
   }
 
   AllocStmt *topLevelAlloc(const BufferValue *B) {
@@ -854,20 +899,38 @@ private:
     return Out;
   }
 
-  /// The stage of iteration `%j + Ahead` of the ring loop.
-  ExprPtr stageOf(int64_t Ahead) {
-    const LoopDim &D = Ring.Loop->getDims()[0];
-    return rem(add(ex::sub(ref(D.Var.get()), D.Lo->clone()), Ahead), Ring.Stages);
+  /// How many iterations tile \p B runs behind the loop: 1 for the
+  /// operands of the rotated gemm (iteration %j reads tile %j - 1), else 0.
+  int64_t shift(const BufferValue *B) const {
+    return Rot.Last && Tiles.lookup(B).Loop &&
+                   (B == GemmOf.lookup(Rot.Last).B ||
+                    (!GemmOf.lookup(Rot.Last).ARegs && B == GemmOf.lookup(Rot.Last).A))
+               ? 1
+               : 0;
   }
 
-  /// Loads of \p B for iteration `%j + Ahead` (or, with \p Iter, for the
-  /// iteration `lo + Iter` of the prologue) into its stage.
-  Stmts ringLoad(BufferValue *B, int64_t Ahead, Value *Iter) {
+  /// The ring stage of tile index \p T (at least lo - 1): (T - lo + S) % S.
+  ExprPtr stageOf(const Expr &T) {
     const LoopDim &D = Ring.Loop->getDims()[0];
-    const TileInfo &T = Tiles[B];
-    ExprPtr Val = Iter ? add(D.Lo->clone(), ref(Iter)) : add(ref(D.Var.get()), Ahead);
-    ExprPtr Stage = Iter ? rem(ref(Iter), Ring.Stages) : stageOf(Ahead);
-    return loadTile(T.Layout, *T.Copy, D.Var.get(), Val.get(), *Stage);
+    return rem(add(ex::sub(T.clone(), D.Lo->clone()), Ring.Stages), Ring.Stages);
+  }
+
+  /// `%j + Off`.
+  ExprPtr iter(int64_t Off) { return add(ref(Ring.Loop->getDims()[0].Var.get()), Off); }
+
+  /// Loads of tile index \p T of \p B into its stage.
+  Stmts ringLoad(BufferValue *B, const Expr &T) {
+    const LoopDim &D = Ring.Loop->getDims()[0];
+    const TileInfo &TI = Tiles[B];
+    ExprPtr Stage = stageOf(T);
+    return loadTile(TI.Layout, *TI.Copy, D.Var.get(), &T, *Stage);
+  }
+
+  /// `lo <= T < hi` (the lower bound only where \p T can be below it).
+  ExprPtr inRange(const Expr &T, bool Lower) {
+    const LoopDim &D = Ring.Loop->getDims()[0];
+    ExprPtr C = ex::lt(T.clone(), D.Hi->clone());
+    return Lower ? ex::land(ex::ge(T.clone(), D.Lo->clone()), std::move(C)) : std::move(C);
   }
 
   /// Before a gemm in the ring loop: wait for its ring tiles not yet
@@ -880,14 +943,13 @@ private:
     Stmts Out;
     if (New.empty())
       return Out;
-    const LoopDim &D = Ring.Loop->getDims()[0];
     int64_t S = Ring.Stages, NT = int64_t(Ring.Tiles.size());
     if (S == 1) {
       // No prefetch: every thread is done with the stage, load, wait.
       Out.push_back(op("barrier"));
       Stmts L;
       for (BufferValue *B : New)
-        for (StmtPtr &X : ringLoad(B, 0, nullptr))
+        for (StmtPtr &X : ringLoad(B, *iter(0)))
           L.push_back(std::move(X));
       L.push_back(op("cuda.ldgsts_commit"));
       L.push_back(opPending("cuda.ldgsts_wait", 0));
@@ -901,39 +963,137 @@ private:
     Wait.push_back(op("cuda.fence_proxy_async"));
     Out.push_back(perThread(std::move(Wait)));
     Out.push_back(op("barrier"));
-    // The stage iteration %j + S - 1 takes was read in iteration %j - 1,
-    // whose gemms every thread has waited for before the barrier.
+    // Tile index t + S - 1 takes the stage of t - 1, which the gemms of the
+    // previous iteration read; every thread has waited for them before the
+    // barrier.
     Stmts Next;
     for (BufferValue *B : New) {
-      Next.push_back(ifThen(ex::lt(add(ref(D.Var.get()), S - 1), D.Hi->clone()),
-                            ringLoad(B, S - 1, nullptr)));
+      ExprPtr T = iter(S - 1 - shift(B));
+      Next.push_back(ifThen(inRange(*T, false), ringLoad(B, *T)));
       Next.push_back(op("cuda.ldgsts_commit"));
     }
     Out.push_back(perThread(std::move(Next)));
     return Out;
   }
 
-  Stmts lowerGemm(OpStmt &Op, llvm::DenseSet<const BufferValue *> *Waited) {
-    const GemmInfo &G = GemmOf[&Op];
-    Stmts Out;
-    if (Waited)
-      Out = waitTiles(G, *Waited);
+  /// The wgmma instructions of \p G between fence and commit, its ring
+  /// tiles at index \p T (null: the iteration's own).
+  Stmts issueGemm(const GemmInfo &G, const Expr *T, llvm::SMLoc Loc) {
     const SharedTile *A = G.ARegs ? nullptr : &Tiles[G.A].Layout;
     auto StageFor = [&](BufferValue *B) -> ExprPtr {
       if (!B || Tiles[B].Loop == nullptr || Ring.Stages == 1)
         return nullptr;
-      return stageOf(0);
+      return stageOf(T ? *T : *iter(-shift(B)));
     };
     ExprPtr AStage = StageFor(G.ARegs ? nullptr : G.A), BStage = StageFor(G.B);
     Stmts L;
     Value *WG = let(L, "wg", div(ref(Tid), WarpgroupSize));
     for (StmtPtr &X : wgmmaGemm(G.Shape, A, G.ARegs ? G.A : nullptr,
                                 G.ARegs ? frag(G.A)->Cols : 0, Tiles[G.B].Layout, G.C,
-                                WG, AStage.get(), BStage.get(), G.Zero, Op.getLoc()))
+                                WG, AStage.get(), BStage.get(), G.Zero, Loc))
       L.push_back(std::move(X));
-    L.push_back(opPending("cuda.wgmma_wait", 0, G.C));
+    return L;
+  }
+
+  /// A gemm: its tile waits (in the ring loop), its instructions, and a
+  /// wait for them unless \p Async.
+  Stmts lowerGemm(OpStmt &Op, llvm::DenseSet<const BufferValue *> *Waited,
+                  bool Async = false) {
+    const GemmInfo &G = GemmOf[&Op];
+    Stmts Out;
+    if (Waited)
+      Out = waitTiles(G, *Waited);
+    Stmts L = issueGemm(G, nullptr, Op.getLoc());
+    if (!Async)
+      L.push_back(opPending("cuda.wgmma_wait", 0, G.C));
     Out.push_back(perThread(std::move(L)));
     return Out;
+  }
+
+  /// The rotated ring-loop body: the last gemm of iteration %j - 1 is
+  /// issued right after the first gemm of iteration %j, runs while the
+  /// code between them works on the first gemm's result, and is waited
+  /// for before the first statement that touches its accumulator or its
+  /// register A operand.
+  void rewriteRotatedBody(Block &B) {
+    const GemmInfo &G2 = GemmOf[Rot.Last];
+    const Value *J = Ring.Loop->getDims()[0].Var.get();
+    const Expr &Lo = *Ring.Loop->getDims()[0].Lo;
+    llvm::DenseSet<const BufferValue *> Waited;
+    Stmts Out;
+    bool Pending = false;
+    auto WaitLast = [&] {
+      Stmts W;
+      W.push_back(opPending("cuda.wgmma_wait", 0, G2.C));
+      Out.push_back(perThread(std::move(W)));
+      Pending = false;
+    };
+    for (StmtPtr &S : B.Stmts) {
+      if (S.get() == Rot.Last)
+        continue;
+      if (S.get() == Rot.First) {
+        const GemmInfo &G1 = GemmOf[Rot.First];
+        for (StmtPtr &X : lowerGemm(*Rot.First, &Waited, /*Async=*/true))
+          Out.push_back(std::move(X));
+        for (StmtPtr &X : waitTiles(G2, Waited))
+          Out.push_back(std::move(X));
+        ExprPtr After = ex::binary(BinaryOp::Gt, ref(const_cast<Value *>(J)), Lo.clone());
+        Stmts Issue;
+        Issue.push_back(ifThen(After->clone(), issueGemm(G2, nullptr, Rot.Last->getLoc())));
+        // The first gemm completes first (groups complete in order); the
+        // rotated one stays in flight.
+        Stmts One, Zero;
+        One.push_back(opPending("cuda.wgmma_wait", 1, G1.C));
+        Zero.push_back(opPending("cuda.wgmma_wait", 0, G1.C));
+        Issue.push_back(ifElse(std::move(After), std::move(One), std::move(Zero)));
+        Out.push_back(perThread(std::move(Issue)));
+        Pending = true;
+        continue;
+      }
+      if (Pending && touches(*S, G2))
+        WaitLast();
+      for (StmtPtr &X : lowerStmt(S, &Waited))
+        Out.push_back(std::move(X));
+    }
+    if (Pending)
+      WaitLast();
+    B.Stmts = std::move(Out);
+  }
+
+  /// Whether \p S reads or writes what the gemm \p G writes or reads from
+  /// registers: its accumulator, or its A fragment.
+  bool touches(Stmt &S, const GemmInfo &G) {
+    bool Found = false;
+    auto Note = [&](const Value *V) {
+      Found |= V == G.C || (G.ARegs && V == G.A);
+    };
+    auto Visit = [&](Stmt &X) {
+      forEachExprSlot(X, [&](ExprPtr &E) { forEachUse(*E, Note); });
+      if (auto *St = dyn_cast<StoreStmt>(&X))
+        Note(St->getBuffer());
+      if (auto *Op = dyn_cast<OpStmt>(&X))
+        for (const OpOperand &O : Op->getOperands())
+          if (O.Kind == OperandKind::Region)
+            Note(O.R.Buf);
+    };
+    Visit(S);
+    for (Block *N : getNestedBlocks(S))
+      walkStmts(*N, Visit);
+    return Found;
+  }
+
+  /// After the rotated loop: the last iteration's rotated gemm.
+  Stmts rotatedEpilogue() {
+    const LoopDim &D = Ring.Loop->getDims()[0];
+    ExprPtr Last = ex::sub(D.Hi->clone(), lit(1));
+    Stmts L = issueGemm(GemmOf[Rot.Last], Last.get(), Rot.Last->getLoc());
+    L.push_back(opPending("cuda.wgmma_wait", 0, GemmOf[Rot.Last].C));
+    Stmts Out;
+    Out.push_back(perThread(std::move(L)));
+    Stmts Guarded;
+    Guarded.push_back(ifThen(ex::binary(BinaryOp::Gt, D.Hi->clone(), D.Lo->clone()),
+                             std::move(Out)));
+    return Guarded;
   }
 
   /// A tile filled once: load, wait, fence, synchronize.
@@ -951,7 +1111,8 @@ private:
     return Out;
   }
 
-  /// Before the ring loop: iterations 0 .. S-2 of each tile, a group each.
+  /// Before the ring loop: tile indices lo - shift .. lo - shift + S - 2
+  /// of each tile, a group each.
   Stmts prologue() {
     const LoopDim &D = Ring.Loop->getDims()[0];
     Stmts Out;
@@ -960,8 +1121,8 @@ private:
     Out.push_back(unroll("s", Ring.Stages - 1, [&](Value *S) {
       Stmts L;
       for (BufferValue *B : Ring.Tiles) {
-        L.push_back(ifThen(ex::lt(add(D.Lo->clone(), ref(S)), D.Hi->clone()),
-                           ringLoad(B, 0, S)));
+        ExprPtr T = ex::sub(add(D.Lo->clone(), ref(S)), lit(shift(B)));
+        L.push_back(ifThen(inRange(*T, shift(B) != 0), ringLoad(B, *T)));
         L.push_back(op("cuda.ldgsts_commit"));
       }
       Stmts Per;
@@ -971,67 +1132,71 @@ private:
     return Out;
   }
 
-  void rewriteBlock(Block &B, llvm::DenseSet<const BufferValue *> *Waited) {
-    Stmts Out;
-    for (StmtPtr &S : B.Stmts) {
-      Stmts Lowered;
-      bool Replaced = true;
-      if (auto *F = dyn_cast<ForStmt>(S.get())) {
-        if (ParallelCols.count(F)) {
-          Lowered = lowerParallel(*F);
-        } else if (F == Ring.Loop) {
-          for (StmtPtr &X : prologue())
-            Out.push_back(std::move(X));
+  /// \p S lowered (in the ring loop's body when \p Waited is given).
+  Stmts lowerStmt(StmtPtr &S, llvm::DenseSet<const BufferValue *> *Waited) {
+    Stmts Lowered;
+    if (auto *F = dyn_cast<ForStmt>(S.get())) {
+      if (ParallelCols.count(F))
+        return lowerParallel(*F);
+      if (F == Ring.Loop) {
+        for (StmtPtr &X : prologue())
+          Lowered.push_back(std::move(X));
+        Stmts Epilogue;
+        if (Rot.Last) {
+          Epilogue = rotatedEpilogue();
+          rewriteRotatedBody(F->getBodyMutable());
+        } else {
           llvm::DenseSet<const BufferValue *> InLoop;
           rewriteBlock(F->getBodyMutable(), &InLoop);
-          F->getAttrsMutable() = AttributeList();
-          Out.push_back(std::make_unique<ForStmt>(
-              LoopKind::Serial, std::move(F->getDimsMutable()), nullptr,
-              AttributeList(), std::move(F->getBodyMutable()), F->getLoc()));
-          // Nothing in flight, and every thread done with the rings.
-          Stmts Drain;
-          Drain.push_back(opPending("cuda.ldgsts_wait", 0));
-          Out.push_back(perThread(std::move(Drain)));
-          Out.push_back(op("barrier"));
-          continue;
-        } else {
-          Replaced = false;
         }
-      } else if (auto *Op = dyn_cast<OpStmt>(S.get())) {
-        llvm::StringRef N = Op->getName();
-        if (N == "gemm") {
-          Lowered = lowerGemm(*Op, Waited);
-        } else if ((N == "clear" || N == "fill") && frag(Op->getOperand("dst").R.Buf)) {
-          BufferValue *Dst = Op->getOperand("dst").R.Buf;
-          Lowered = lowerFill(*Op, Dst, frag(Dst)->Elems);
-        } else if (N == "reduce" && frag(Op->getOperand("src").R.Buf)) {
-          Lowered = lowerReduce(*Op);
-        } else if (N == "copy" && tile(Op->getOperand("dst").R.Buf)) {
-          if (!Tiles[Op->getOperand("dst").R.Buf].Loop)
-            Lowered = lowerOnceCopy(*Op);
-          // A ring tile's copy is done by the prologue and the waits.
-        } else if (N == "copy" && frag(Op->getOperand("src").R.Buf) &&
-                   frag(Op->getOperand("dst").R.Buf)) {
-          Lowered = lowerFragmentCopy(*Op);
-        } else if (N == "copy" && CopyDims.count(Op)) {
-          const FragInfo &F = *frag(Op->getOperand("src").R.Buf);
-          Lowered = lowerCopyOut(*Op, Op->getOperand("src").R.Buf, MT, F.NInst, F.NI,
-                                 CopyDims.lookup(Op));
-        } else {
-          Replaced = false;
-        }
-      } else {
-        Replaced = false;
+        Lowered.push_back(std::make_unique<ForStmt>(
+            LoopKind::Serial, std::move(F->getDimsMutable()), nullptr,
+            AttributeList(), std::move(F->getBodyMutable()), F->getLoc()));
+        // Nothing in flight, and every thread done with the rings.
+        Stmts Drain;
+        Drain.push_back(opPending("cuda.ldgsts_wait", 0));
+        Drain.push_back(op("cuda.fence_proxy_async"));
+        Lowered.push_back(perThread(std::move(Drain)));
+        Lowered.push_back(op("barrier"));
+        for (StmtPtr &X : Epilogue)
+          Lowered.push_back(std::move(X));
+        return Lowered;
       }
-      if (!Replaced) {
-        if (auto *F = dyn_cast<ForStmt>(S.get()))
-          rewriteBlock(F->getBodyMutable(), nullptr);
-        Out.push_back(std::move(S));
-        continue;
+      rewriteBlock(F->getBodyMutable(), nullptr);
+    } else if (auto *Op = dyn_cast<OpStmt>(S.get())) {
+      llvm::StringRef N = Op->getName();
+      if (N == "gemm")
+        return lowerGemm(*Op, Waited);
+      if ((N == "clear" || N == "fill") && frag(Op->getOperand("dst").R.Buf)) {
+        BufferValue *Dst = Op->getOperand("dst").R.Buf;
+        return lowerFill(*Op, Dst, frag(Dst)->Elems);
       }
-      for (StmtPtr &L : Lowered)
-        Out.push_back(std::move(L));
+      if (N == "reduce" && frag(Op->getOperand("src").R.Buf))
+        return lowerReduce(*Op);
+      if (N == "copy" && tile(Op->getOperand("dst").R.Buf)) {
+        // A ring tile's copy is done by the prologue and the waits.
+        if (!Tiles[Op->getOperand("dst").R.Buf].Loop)
+          return lowerOnceCopy(*Op);
+        return Lowered;
+      }
+      if (N == "copy" && frag(Op->getOperand("src").R.Buf) &&
+          frag(Op->getOperand("dst").R.Buf))
+        return lowerFragmentCopy(*Op);
+      if (N == "copy" && CopyDims.count(Op)) {
+        const FragInfo &F = *frag(Op->getOperand("src").R.Buf);
+        return lowerCopyOut(*Op, Op->getOperand("src").R.Buf, MT, F.NInst, F.NI,
+                            CopyDims.lookup(Op));
+      }
     }
+    Lowered.push_back(std::move(S));
+    return Lowered;
+  }
+
+  void rewriteBlock(Block &B, llvm::DenseSet<const BufferValue *> *Waited) {
+    Stmts Out;
+    for (StmtPtr &S : B.Stmts)
+      for (StmtPtr &X : lowerStmt(S, Waited))
+        Out.push_back(std::move(X));
     B.Stmts = std::move(Out);
   }
 
@@ -1050,6 +1215,7 @@ private:
     placeBuffers(K, RingElems, LocalElems);
   }
 
+  Function &F;
   KernelStmt &K;
   DiagnosticEngine &Diag;
   bool Remarks;
@@ -1064,6 +1230,10 @@ private:
   llvm::DenseMap<const OpStmt *, std::pair<unsigned, unsigned>> CopyDims;
   llvm::DenseMap<const Value *, const Expr *> LetInit;
   RingLoop Ring;
+  /// The rotated gemm pair of the ring loop, when it is rotated.
+  struct {
+    OpStmt *First = nullptr, *Last = nullptr;
+  } Rot;
   Stmts Scratch;
 };
 
