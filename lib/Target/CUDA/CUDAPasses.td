@@ -95,3 +95,30 @@ def LowerGemmToWGMMA : Pass<CUDAPasses, "hopper-lower-gemm-wgmma"> {
   ];
   let Constructor = "createLowerGemmToWGMMAPass";
 }
+
+def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
+  let Summary = "Lower gemm chains whose fragments share the wgmma accumulator layout (FlashAttention) to wgmma";
+  let Description = [{
+    Runs after hopper-lower-gemm-wgmma. A kernel of whole warpgroups whose
+    fragments are all [R, C] or [R], R the rows of its gemms' f32
+    accumulators (a multiple of 64 per warpgroup), keeps every fragment in
+    registers in the wgmma accumulator layout: gemms become wgmma.mma_async
+    (A from a shared tile, or from a 16-bit fragment in registers with
+    cuda.wgmma_mma_rs; clear_accum as scale-d = 0 on the first k-step),
+    parallel loops over (R, C) or (R) become unrolled per-thread code on
+    the thread's elements, reduces along dimension 1 a per-thread partial
+    and two quad shuffles, copies between fragments per-thread conversions,
+    copies out guarded paired stores. Shared tiles the gemms read are
+    filled by 16-byte cp.async copies in the swizzled layouts of the
+    descriptors: once (wait and barrier at the copy), or, when copied in a
+    serial or pipelined loop, as rings of `stages` buffers with a prologue
+    and a wait, proxy fence, barrier and prefetch S - 1 iterations ahead
+    before the first gemm that reads each tile. Kernels that do not
+    qualify are left to the SIMT path; with `remarks` a note says why.
+  }];
+  let Options = [
+    PassOption<"remarks", "bool", "false",
+               "note, for each kernel with a gemm left to the SIMT path, why">,
+  ];
+  let Constructor = "createWGMMAFragmentsPass";
+}

@@ -187,20 +187,44 @@ WGMMABuilder::Stmts WGMMABuilder::loadTile(const SharedTile &O, const OpStmt &Co
   auto Chunk = [&](bool Fast, Value *TileOff) {
     return unroll("c", PerThread, [&](Value *C) {
       Stmts L;
-      Value *Q = let(L, "q", add(ref(Tid), mul(ref(C), Threads)));
+      // Chunk q = tx + c*T is row q / PerRow, column (q % PerRow) * CE. When
+      // the block covers whole rows per step, that is row tx / PerRow +
+      // c*T/PerRow and the thread's own column for every c: offsets that
+      // differ between chunks by constants, so one address register serves
+      // all of a thread's chunks.
+      bool WholeRows = Threads % PerRow == 0;
+      bool Partial = Chunks % Threads != 0;
+      Value *Q = WholeRows && !Partial
+                     ? nullptr
+                     : let(L, "q", add(ref(Tid), mul(ref(C), Threads)));
       Stmts In;
-      Value *Row = let(In, "r", div(ref(Q), PerRow));
-      Value *Col = let(In, "cc", mul(rem(ref(Q), PerRow), CE));
-      // Byte offset in the stored layout, then the swizzle.
-      Value *Lin = let(In, "lin",
-                       add(add(mul(div(ref(Col), W / E), O.Rows * W), mul(ref(Row), W)),
-                           mul(rem(ref(Col), W / E), E)));
-      ExprPtr Xor = ex::binary(
-          BinaryOp::Shl,
-          ex::binary(BinaryOp::And, ex::binary(BinaryOp::Shr, ref(Lin), lit(7)),
-                     lit(Mask)),
-          lit(4));
-      Value *Phys = let(In, "phys", ex::binary(BinaryOp::Xor, ref(Lin), std::move(Xor)));
+      Value *Row = let(In, "r",
+                       WholeRows ? add(div(ref(Tid), PerRow), mul(ref(C), Threads / PerRow))
+                                 : div(ref(Q), PerRow));
+      Value *Col = let(In, "cc",
+                       mul(rem(WholeRows ? ref(Tid) : ref(Q), PerRow), CE));
+      // Byte offset in the stored layout, then the swizzle, which permutes
+      // 16-byte chunks by address bits 7 and up (8W bytes' worth). With
+      // whole rows per step and steps of a multiple of 8 rows, chunk c is
+      // thread's chunk 0 plus c steps, the swizzle unchanged.
+      auto Swizzled = [&](Stmts &Out, ExprPtr RowE) {
+        Value *Lin = let(Out, "lin",
+                         add(add(mul(div(ref(Col), W / E), O.Rows * W), mul(std::move(RowE), W)),
+                             mul(rem(ref(Col), W / E), E)));
+        ExprPtr Xor = ex::binary(
+            BinaryOp::Shl,
+            ex::binary(BinaryOp::And, ex::binary(BinaryOp::Shr, ref(Lin), lit(7)),
+                       lit(Mask)),
+            lit(4));
+        return ex::binary(BinaryOp::Xor, ref(Lin), std::move(Xor));
+      };
+      Value *Phys;
+      if (WholeRows && (Threads / PerRow) % 8 == 0) {
+        ExprPtr Phys0 = Swizzled(In, div(ref(Tid), PerRow));
+        Phys = let(In, "phys", add(std::move(Phys0), mul(ref(C), Threads / PerRow * W)));
+      } else {
+        Phys = let(In, "phys", Swizzled(In, ref(Row)));
+      }
       std::vector<ExprPtr> SrcIdx, DstIdx;
       ExprPtr Count;
       if (Fast) {
@@ -256,7 +280,7 @@ WGMMABuilder::Stmts WGMMABuilder::loadTile(const SharedTile &O, const OpStmt &Co
         Attrs.set("full", Attribute::getBool(true));
       In.push_back(op("cuda.ldgsts", std::move(Operands), std::move(Attrs),
                       Copy.getLoc()));
-      if (Chunks % Threads == 0)
+      if (!Partial)
         for (StmtPtr &X : In)
           L.push_back(std::move(X));
       else
