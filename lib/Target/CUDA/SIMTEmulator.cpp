@@ -1093,8 +1093,8 @@ Scalar SIMTEmulator::evalUniform(uint32_t Id, int64_t Lane) {
     int64_t I = elementIndex(B, Idx, N.NumArgs, N.Loc, "load of", Lane);
     if (I < 0)
       return intScalar(0);
-    return fromElement(loadElement(B, I, Lane < 0 ? 0 : uint32_t(Lane), N.Loc),
-                       N.Ty);
+    // One load for every active thread.
+    return fromElement(loadElement(B, I, UniformReader, N.Loc), N.Ty);
   }
   case NodeKind::Unary:
     return applyUnary(N, evalUniform(A[0], Lane));
@@ -1124,8 +1124,10 @@ Scalar SIMTEmulator::evalUniform(uint32_t Id, int64_t Lane) {
 
 LaneValues SIMTEmulator::eval(uint32_t Id, const LaneList &M) {
   if (Nodes[Id].Uniform) {
+    // Computed once for all threads: a fault names no thread.
+    UniformReader = M.size() == 1 ? int64_t(M[0]) : -1;
     Scalar *T = newTemp();
-    T[0] = evalUniform(Id, M.empty() ? -1 : int64_t(M[0]));
+    T[0] = evalUniform(Id, UniformReader);
     return {T, true};
   }
   return {evalVarying(Id, M), false};
@@ -1254,39 +1256,71 @@ std::string SIMTEmulator::describeSharedByte(uint32_t Addr) const {
     if (B.Where == Storage::Shared && B.NumElems && int64_t(Addr) >= B.SmemOffset &&
         int64_t(Addr) < B.SmemOffset + B.NumElems * B.Bytes)
       return "byte " + std::to_string(Addr - B.SmemOffset) + " of '%" +
-             B.getName().str() + "'";
+             B.getName().str() + "', in element " +
+             std::to_string((Addr - B.SmemOffset) / B.Bytes);
   return "shared byte " + std::to_string(Addr);
 }
 
-bool SIMTEmulator::checkSharedRead(uint32_t Addr, uint32_t Len, SMLoc Loc,
-                                   int64_t Lane, const Twine &What) {
+/// Who accessed a shared byte, for messages.
+static std::string describeAccessor(int32_t Who) {
+  if (Who >= 0)
+    return "thread " + std::to_string(Who);
+  if (Who <= -10)
+    return "a wgmma of warpgroup " + std::to_string(-10 - Who);
+  return "several threads";
+}
+
+bool SIMTEmulator::readShared(uint32_t Addr, uint32_t Len, int64_t Reader,
+                              SMLoc Loc, const Twine &What) {
+  uint32_t Epoch = uint32_t(BarrierEpoch + 1);
   for (uint32_t B = Addr; B != Addr + Len; ++B) {
-    if (!SmemCopies[B])
-      continue;
-    // Name the copy: the oldest in flight that writes the byte.
-    std::string Who;
-    for (uint32_t T = 0; T != Copies.size() && Who.empty(); ++T) {
-      auto Find = [&](const std::vector<AsyncCopy> &G) {
-        for (const AsyncCopy &C : G)
-          if (B >= C.Addr && B < C.Addr + 16 && Who.empty())
-            Who = "the cp.async of thread " + std::to_string(T) + " at " +
-                  where(C.Loc);
-      };
-      for (const auto &G : Copies[T].Committed)
-        Find(G);
-      Find(Copies[T].Open);
+    if (SmemCopies[B]) {
+      // Name the copy: the oldest in flight that writes the byte.
+      std::string Who;
+      for (uint32_t T = 0; T != Copies.size() && Who.empty(); ++T) {
+        auto Find = [&](const std::vector<AsyncCopy> &G) {
+          for (const AsyncCopy &C : G)
+            if (B >= C.Addr && B < C.Addr + 16 && Who.empty())
+              Who = "the cp.async of thread " + std::to_string(T) + " at " +
+                    where(C.Loc);
+        };
+        for (const auto &G : Copies[T].Committed)
+          Find(G);
+        Find(Copies[T].Open);
+      }
+      fail(Loc, What + " reads shared memory (" + describeSharedByte(B) +
+                    ") that a cp.async still in flight writes (" + Who +
+                    "); its group must be waited for first",
+           Reader);
+      return false;
     }
-    fail(Loc, What + " reads shared memory (" + describeSharedByte(B) +
-                  ") that a cp.async still in flight writes (" + Who +
-                  "); its group must be waited for first",
-         Lane);
-    return false;
+    if (InAtomic)
+      continue;
+    // Another thread's write is visible only after a barrier.
+    int32_t W = SmemWriter[B];
+    if (SmemWriteEpoch[B] == Epoch && W != -2 && W != Reader) {
+      fail(Loc, What + " reads shared memory (" + describeSharedByte(B) +
+                    ") that " + describeAccessor(W) +
+                    " wrote since the last barrier; a barrier must come "
+                    "between the write and the read",
+           Reader);
+      return false;
+    }
+    if (SmemReadEpoch[B] != Epoch) {
+      SmemReadEpoch[B] = Epoch;
+      SmemReader[B] = int32_t(Reader < 0 ? -2 : Reader);
+    } else if (SmemReader[B] != Reader) {
+      SmemReader[B] = -2;
+    }
   }
   return true;
 }
 
-bool SIMTEmulator::checkSharedWrite(uint32_t Addr, uint32_t Len, SMLoc Loc,
-                                    int64_t Lane, const Twine &What) {
+bool SIMTEmulator::prepareSharedWrite(uint32_t Addr, const uint8_t *Bytes,
+                                      uint32_t Len, int64_t Writer, SMLoc Loc,
+                                      const Twine &What) {
+  uint32_t Epoch = uint32_t(BarrierEpoch + 1);
+  int64_t Lane = Writer < 0 ? -1 : Writer;
   for (uint32_t B = Addr; B != Addr + Len; ++B) {
     if (SmemCopies[B]) {
       fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
@@ -1302,17 +1336,49 @@ bool SIMTEmulator::checkSharedWrite(uint32_t Addr, uint32_t Len, SMLoc Loc,
            Lane);
       return false;
     }
+    // Writing what the byte holds races with nothing.
+    if (InAtomic || (SmemInit[B] && Smem[B] == Bytes[B - Addr]))
+      continue;
+    int32_t R = SmemReader[B];
+    bool OwnRead = Writer >= 0 && (R == Writer || (R <= -10 && -10 - R == Writer / 128));
+    if (SmemReadEpoch[B] == Epoch && !OwnRead) {
+      fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
+                    ") that " + describeAccessor(R) +
+                    " read since the last barrier; a barrier must come "
+                    "between the read and the write",
+           Lane);
+      return false;
+    }
+    int32_t W = SmemWriter[B];
+    if (SmemWriteEpoch[B] == Epoch && (W != Writer || Writer < 0)) {
+      fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
+                    ") that " + describeAccessor(W) +
+                    " wrote a different value to since the last barrier",
+           Lane);
+      return false;
+    }
   }
   return true;
 }
 
 void SIMTEmulator::writeShared(uint32_t Addr, const uint8_t *Bytes, uint32_t Len,
-                               uint32_t Lane) {
+                               int64_t Writer) {
+  uint32_t Epoch = uint32_t(BarrierEpoch + 1);
+  for (uint32_t B = Addr; B != Addr + Len; ++B) {
+    bool Same = SmemInit[B] && Smem[B] == Bytes[B - Addr];
+    // Threads writing one value each: any of them may read it.
+    if (InAtomic || (Same && SmemWriteEpoch[B] == Epoch && SmemWriter[B] != Writer))
+      SmemWriter[B] = -2;
+    else
+      SmemWriter[B] = int32_t(Writer < 0 ? -2 : Writer);
+    SmemWriteEpoch[B] = Epoch;
+  }
   std::memcpy(&Smem[Addr], Bytes, Len);
   std::memset(&SmemInit[Addr], 1, Len);
   if (!TrackProxy)
     return;
   // Generic-proxy writes: a wgmma may read them only after a proxy fence.
+  uint32_t Lane = uint32_t(Writer < 0 ? 0 : Writer);
   if (!UnfencedLive.empty()) {
     UnfencedWrite &Last = UnfencedLog[UnfencedLive.back()];
     if (Last.Lane == Lane && Last.Epoch == BarrierEpoch &&
@@ -1350,7 +1416,7 @@ void SIMTEmulator::touchRegister(Buffer &B, int64_t I, uint32_t Lane, SMLoc Loc)
        Lane);
 }
 
-double SIMTEmulator::loadElement(Buffer &B, int64_t I, uint32_t Lane, SMLoc Loc) {
+double SIMTEmulator::loadElement(Buffer &B, int64_t I, int64_t Lane, SMLoc Loc) {
   double V;
   switch (B.Where) {
   case Storage::Global:
@@ -1358,7 +1424,7 @@ double SIMTEmulator::loadElement(Buffer &B, int64_t I, uint32_t Lane, SMLoc Loc)
     break;
   case Storage::Shared: {
     uint32_t Addr = uint32_t(B.SmemOffset + I * B.Bytes);
-    if (!checkSharedRead(Addr, B.Bytes, Loc, Lane, "load of '%" + B.getName() + "'"))
+    if (!readShared(Addr, B.Bytes, Lane, Loc, "load of '%" + B.getName() + "'"))
       return 0;
     if (!isFloat(B.Ty) && !SmemInit[Addr]) {
       fail(Loc, "load of an element of '%" + B.getName() +
@@ -1369,8 +1435,9 @@ double SIMTEmulator::loadElement(Buffer &B, int64_t I, uint32_t Lane, SMLoc Loc)
     return decodeElement(&Smem[Addr], B.Ty);
   }
   case Storage::Thread:
+    assert(Lane >= 0 && "registers are read by one thread");
     if (B.WgmmaOperand)
-      touchRegister(B, I, Lane, Loc);
+      touchRegister(B, I, uint32_t(Lane), Loc);
     V = B.Lanes[Lane * B.NumElems + I];
     break;
   }
@@ -1383,7 +1450,7 @@ double SIMTEmulator::loadElement(Buffer &B, int64_t I, uint32_t Lane, SMLoc Loc)
   return V;
 }
 
-void SIMTEmulator::storeElement(Buffer &B, int64_t I, uint32_t Lane, double V,
+void SIMTEmulator::storeElement(Buffer &B, int64_t I, int64_t Lane, double V,
                                 SMLoc Loc) {
   switch (B.Where) {
   case Storage::Global:
@@ -1391,17 +1458,18 @@ void SIMTEmulator::storeElement(Buffer &B, int64_t I, uint32_t Lane, double V,
     return;
   case Storage::Shared: {
     uint32_t Addr = uint32_t(B.SmemOffset + I * B.Bytes);
-    if (!checkSharedWrite(Addr, B.Bytes, Loc, Lane,
-                          "store to '%" + B.getName() + "'"))
-      return;
     uint8_t Bytes[8];
     encodeElement(V, B.Ty, Bytes);
+    if (!prepareSharedWrite(Addr, Bytes, B.Bytes, Lane, Loc,
+                            "store to '%" + B.getName() + "'"))
+      return;
     writeShared(Addr, Bytes, B.Bytes, Lane);
     return;
   }
   case Storage::Thread:
+    assert(Lane >= 0 && "registers are written by one thread");
     if (B.WgmmaOperand)
-      touchRegister(B, I, Lane, Loc);
+      touchRegister(B, I, uint32_t(Lane), Loc);
     B.Lanes[Lane * B.NumElems + I] = V;
     return;
   }
@@ -1421,11 +1489,12 @@ void SIMTEmulator::execBlock(const std::vector<XStmt> &Stmts, const LaneList &M)
 
 void SIMTEmulator::exec(const XStmt &S, const LaneList &M) {
   size_t Mark = TempTop;
+  UniformReader = M.size() == 1 ? int64_t(M[0]) : -1;
   switch (S.K) {
   case XStmt::Kind::Let: {
     SlotRef V = S.Vars[0];
     if (V.Uniform) {
-      Slots[V.Base] = evalUniform(S.Exprs[0], M.empty() ? -1 : int64_t(M[0]));
+      Slots[V.Base] = evalUniform(S.Exprs[0], UniformReader);
     } else {
       LaneValues X = eval(S.Exprs[0], M);
       for (uint32_t L : M)
@@ -1478,8 +1547,8 @@ void SIMTEmulator::execStore(const XStmt &S, const LaneList &M) {
     int64_t E = elementIndex(B, I, N, S.getLoc(), "store to", L);
     if (E < 0)
       return;
-    storeElement(B, E, L, convertElement(toStored(V.at(L), VTy), VTy, B.Ty),
-                 S.getLoc());
+    storeElement(B, E, Once && M.size() > 1 ? -1 : int64_t(L),
+                 convertElement(toStored(V.at(L), VTy), VTy, B.Ty), S.getLoc());
     if (Failed || Once)
       return;
   }
@@ -1536,10 +1605,9 @@ void SIMTEmulator::execFor(const XStmt &S, const LaneList &M) {
     return N;
   };
   if (V.Uniform) {
-    int64_t Lane0 = M.empty() ? -1 : int64_t(M[0]);
-    int64_t Lo = evalUniform(S.Exprs[0], Lane0).I;
-    int64_t Hi = evalUniform(S.Exprs[1], Lane0).I;
-    int64_t Step = S.HasStep ? evalUniform(S.Exprs[2], Lane0).I : 1;
+    int64_t Lo = evalUniform(S.Exprs[0], UniformReader).I;
+    int64_t Hi = evalUniform(S.Exprs[1], UniformReader).I;
+    int64_t Step = S.HasStep ? evalUniform(S.Exprs[2], UniformReader).I : 1;
     if (Failed)
       return;
     if (Step <= 0) {
@@ -1619,6 +1687,10 @@ void SIMTEmulator::startBlock(const XStmt &K) {
   SmemInit.assign(Bytes, 0);
   SmemCopies.assign(Bytes, 0);
   SmemWgmmaReads.assign(Bytes, 0);
+  SmemWriter.assign(Bytes, -1);
+  SmemReader.assign(Bytes, -1);
+  SmemWriteEpoch.assign(Bytes, 0);
+  SmemReadEpoch.assign(Bytes, 0);
   TrackProxy = K.HasWgmma;
   SmemUnfenced.assign(TrackProxy ? Bytes : 0, 0);
   UnfencedLog.clear();

@@ -342,21 +342,31 @@ private:
 
   //===--- Memories -------------------------------------------------------===//
 
-  /// Element \p I of \p B as seen by \p Lane; integers never written
-  /// are an error.
-  double loadElement(Buffer &B, int64_t I, uint32_t Lane, llvm::SMLoc Loc);
-  /// Stores \p V (a value of \p B's dtype) into element \p I.
-  void storeElement(Buffer &B, int64_t I, uint32_t Lane, double V,
+  /// Element \p I of \p B as seen by \p Lane (-1: by several threads at
+  /// once, for shared and global memory); integers never written are an
+  /// error.
+  double loadElement(Buffer &B, int64_t I, int64_t Lane, llvm::SMLoc Loc);
+  /// Stores \p V (a value of \p B's dtype) into element \p I for \p Lane
+  /// (-1: several threads storing the one value).
+  void storeElement(Buffer &B, int64_t I, int64_t Lane, double V,
                     llvm::SMLoc Loc);
   /// Checks for ordinary code touching a wgmma register operand.
   void touchRegister(Buffer &B, int64_t I, uint32_t Lane, llvm::SMLoc Loc);
-  /// Shared-memory byte accesses by ordinary code and copies.
-  bool checkSharedRead(uint32_t Addr, uint32_t Len, llvm::SMLoc Loc,
-                       int64_t Lane, const llvm::Twine &What);
-  bool checkSharedWrite(uint32_t Addr, uint32_t Len, llvm::SMLoc Loc,
-                        int64_t Lane, const llvm::Twine &What);
+  /// A read of shared bytes by \p Reader (-1: several threads, or a warp
+  /// or warpgroup collectively): no cp.async may be in flight on them and
+  /// other threads' writes must be before a barrier; records the read.
+  bool readShared(uint32_t Addr, uint32_t Len, int64_t Reader, llvm::SMLoc Loc,
+                  const llvm::Twine &What);
+  /// The checks of a write of \p Bytes by \p Writer (-1: several threads
+  /// storing one value) before it happens: no cp.async or wgmma in flight
+  /// on the bytes, and other threads' reads and writes of other values
+  /// before a barrier.
+  bool prepareSharedWrite(uint32_t Addr, const uint8_t *Bytes, uint32_t Len,
+                          int64_t Writer, llvm::SMLoc Loc,
+                          const llvm::Twine &What);
+  /// The write itself, recorded for the checks above and the proxy fence.
   void writeShared(uint32_t Addr, const uint8_t *Bytes, uint32_t Len,
-                   uint32_t Lane);
+                   int64_t Writer);
   std::string describeSharedByte(uint32_t Addr) const;
 
   //===--- Statements -----------------------------------------------------===//
@@ -438,6 +448,17 @@ private:
   /// lane that wrote it through the generic proxy without a fence since
   /// (-1: none).
   std::vector<uint8_t> Smem, SmemInit, SmemCopies, SmemWgmmaReads;
+  /// Per byte, for races between barriers: the last writer and reader
+  /// (a thread; -2: several threads, or several writers of one value;
+  /// -10 - g: a retired wgmma of warpgroup g; -1: none) and the barrier
+  /// epoch (BarrierEpoch + 1) of the access.
+  std::vector<int32_t> SmemWriter, SmemReader;
+  std::vector<uint32_t> SmemWriteEpoch, SmemReadEpoch;
+  /// The thread evaluating a uniform expression, or -1 for several.
+  int64_t UniformReader = -1;
+  /// An atomic is accessing memory: accesses of several threads to one
+  /// element are ordered.
+  bool InAtomic = false;
   std::vector<int32_t> SmemUnfenced;
   /// The generic-proxy writes of the block; SmemUnfenced holds the index
   /// (plus one) of a byte's latest one not yet fenced.

@@ -164,13 +164,15 @@ void SIMTEmulator::execAtomicElem(const XStmt &S, const LaneList &M) {
     if (E < 0)
       return;
     double X = convertElement(toStored(V.at(L), Ty), Ty, B.Ty);
+    // Atomics of several threads to one element do not race.
+    InAtomic = true;
     double Cur = loadElement(B, E, L, S.getLoc());
-    if (Failed)
-      return;
     double New = S.Ints[0] == 1   ? maxOf(Cur, X)
                  : S.Ints[0] == 2 ? minOf(Cur, X)
                                   : Cur + X;
-    storeElement(B, E, L, convertElement(New, B.Ty, B.Ty), S.getLoc());
+    if (!Failed)
+      storeElement(B, E, L, convertElement(New, B.Ty, B.Ty), S.getLoc());
+    InAtomic = false;
     if (Failed)
       return;
   }
@@ -293,7 +295,8 @@ void SIMTEmulator::execLdmatrix(const XStmt &S, const LaneList &M) {
              L);
         return;
       }
-      if (!checkSharedRead(uint32_t(Addr), 16, S.getLoc(), L, "'cuda.ldmatrix'"))
+      // The rows go to the whole warp: a collective read.
+      if (!readShared(uint32_t(Addr), 16, -1, S.getLoc(), "'cuda.ldmatrix'"))
         return;
       Row[J] = uint32_t(Addr);
     }
@@ -375,7 +378,8 @@ void SIMTEmulator::execMmaSync(const XStmt &S, const LaneList &M) {
 
 void SIMTEmulator::issueCopy(const XStmt &S, uint32_t Lane, uint32_t Dst,
                              const uint8_t *Data, bool Sync) {
-  if (!checkSharedWrite(Dst, 16, S.getLoc(), Lane, "'" + S.opName() + "'"))
+  if (!prepareSharedWrite(Dst, Data, 16, Lane, S.getLoc(),
+                          "'" + S.opName() + "'"))
     return;
   if (Sync) {
     writeShared(Dst, Data, 16, Lane);
@@ -573,7 +577,8 @@ void SIMTEmulator::execWgmma(const XStmt &S, const LaneList &M) {
     AOff = eval(S.Exprs[0], M);
   if (Failed)
     return;
-  for (auto [First, Size] : Groups) {
+  for (const auto &Group : Groups) {
+    uint32_t First = Group.first;
     // Operands the hardware takes once per warpgroup must agree.
     auto Same = [&](auto Get, const Twine &What) {
       for (uint32_t L = First + 1; L != First + 128; ++L)
@@ -628,7 +633,7 @@ void SIMTEmulator::execWgmma(const XStmt &S, const LaneList &M) {
                              " starts at shared byte " + Twine(D.Start) +
                              ", which is not a 16-byte aligned address below "
                              "2^18",
-             First);
+             -1);
         return false;
       }
       int64_t Lo = Buf.SmemOffset, Hi = Buf.SmemOffset + Buf.NumElems * Buf.Bytes;
@@ -641,11 +646,11 @@ void SIMTEmulator::execWgmma(const XStmt &S, const LaneList &M) {
                                  " reads " + describeSharedByte(uint32_t(Addr)) +
                                  " for element (" + Twine(MN) + ", " + Twine(K) +
                                  "), outside '%" + Buf.getName() + "'",
-                 First);
+                 -1);
             return false;
           }
-          if (!checkSharedRead(uint32_t(Addr), 2, S.getLoc(), First,
-                               "'" + S.opName() + "'"))
+          if (!readShared(uint32_t(Addr), 2, -1, S.getLoc(),
+                          "'" + S.opName() + "'"))
             return false;
           if (TrackProxy)
             for (uint32_t Byte = uint32_t(Addr); Byte != uint32_t(Addr) + 2; ++Byte)
@@ -657,7 +662,7 @@ void SIMTEmulator::execWgmma(const XStmt &S, const LaneList &M) {
                                      " wrote through the generic proxy (a "
                                      "store or cp.async) with no "
                                      "cuda.fence_proxy_async since",
-                     First);
+                     -1);
                 return false;
               }
           Out[size_t(MN * 16 + K)] = decodeElement(&Smem[Addr], Buf.Ty);
@@ -742,10 +747,18 @@ void SIMTEmulator::retireWgmma(WgmmaInFlight &W) {
         --A.InFlight[T * A.NumElems + W.AStart + I];
     }
   }
-  for (uint32_t Addr : W.SmemRead) {
-    --SmemWgmmaReads[Addr];
-    --SmemWgmmaReads[Addr + 1];
-  }
+  // Done reading: other warpgroups may overwrite the bytes after a barrier.
+  uint32_t Epoch = uint32_t(BarrierEpoch + 1);
+  int32_t Reader = -10 - int32_t(W.Lane0 / 128);
+  for (uint32_t Addr : W.SmemRead)
+    for (uint32_t B = Addr; B != Addr + 2; ++B) {
+      --SmemWgmmaReads[B];
+      if (SmemReadEpoch[B] == Epoch && SmemReader[B] != Reader)
+        SmemReader[B] = -2;
+      else
+        SmemReader[B] = Reader;
+      SmemReadEpoch[B] = Epoch;
+    }
 }
 
 /// wgmma.fence, wgmma.commit_group and wgmma.wait_group, per warpgroup.
