@@ -39,13 +39,16 @@ protected:
   /// line of the error, or "success".
   std::string run(llvm::StringRef Text, std::vector<ArgValue> Args,
                   bool Verify = true,
-                  llvm::StringRef Target = "cuda -arch=sm_90a") {
+                  llvm::StringRef Target = "cuda -arch=sm_90a",
+                  llvm::function_ref<void(Module &)> Mutate = nullptr) {
     std::string Errors;
     llvm::raw_string_ostream OS(Errors);
     DiagnosticEngine Diag(&SM, &OS);
     Modules.push_back(parseModuleString(Text, "test.tile", SM, Ctx, Diag));
     if (!Modules.back() || (Verify && !verifyModule(*Modules.back(), Diag)))
       return "invalid test program: " + Errors;
+    if (Mutate)
+      Mutate(*Modules.back());
     ResolveOptions RO;
     RO.RequireAvailable = false;
     llvm::Expected<BackendContext> BC =
@@ -64,7 +67,11 @@ protected:
   TileContext Ctx;
   llvm::SourceMgr SM;
   std::vector<std::unique_ptr<Module>> Modules;
+  /// Statements a mutation took out, kept alive for the values they define.
+  static std::vector<StmtPtr> Stashed;
 };
+
+std::vector<StmtPtr> CUDAEmulatorTest::Stashed;
 
 TEST_F(CUDAEmulatorTest, DialectOpItDoesNotModel) {
   TensorArg Y = TensorArg::filled({128}, 0);
@@ -135,6 +142,108 @@ TEST_F(CUDAEmulatorTest, IRTheVerifierRejects) {
                 {Y}, /*Verify=*/false),
             "test.tile:2:26: error: thread count must be a positive integer "
             "constant");
+}
+
+/// The statements of the first kernel of \p M's first function.
+std::vector<StmtPtr> &kernelBody(Module &M) {
+  Function &F = *M.getFunctions().front();
+  for (StmtPtr &S : F.getBodyMutable().Stmts)
+    if (auto *K = llvm::dyn_cast<KernelStmt>(S.get()))
+      return K->getBodyMutable().Stmts;
+  llvm_unreachable("no kernel");
+}
+
+/// IR that no parser produces, as a faulty pass might: values and buffers
+/// used where they are not bound.
+TEST_F(CUDAEmulatorTest, ValuesUsedOutsideTheirScope) {
+  TensorArg Y = TensorArg::filled({4}, 0);
+  const char *Text = R"(func @f(%Y: f32[4]) {
+  kernel grid(1) threads(4) (%bx) thread(%tx) {
+    %s = alloc shared f32[4]
+    let %a = 2.0
+    %Y[%tx] = %a
+  }
+})";
+  // The let is gone, its use stays.
+  EXPECT_EQ(run(Text, {Y}, true, "cuda -arch=sm_90a",
+                [](Module &M) {
+                  std::vector<StmtPtr> &B = kernelBody(M);
+                  Stashed.push_back(std::move(B[1]));
+                  B.erase(B.begin() + 1);
+                }),
+            "test.tile:5:15: error: 'a' is used where it is not bound");
+  // The allocation moves after the uses.
+  auto AllocLast = [](Module &M) {
+    std::vector<StmtPtr> &B = kernelBody(M);
+    StmtPtr A = std::move(B.front());
+    B.erase(B.begin());
+    B.push_back(std::move(A));
+  };
+  EXPECT_EQ(run(R"(func @f(%Y: f32[4]) {
+  kernel grid(1) threads(4) (%bx) thread(%tx) {
+    %s = alloc shared f32[4]
+    %Y[%tx] = %s[%tx]
+  }
+})",
+                {Y}, true, "cuda -arch=sm_90a", AllocLast),
+            "test.tile:4:15: error: '%s' is used before it is allocated");
+  EXPECT_EQ(run(R"(func @f(%Y: f32[4]) {
+  kernel grid(1) threads(4) (%bx) thread(%tx) {
+    %s = alloc shared f32[4]
+    %s[%tx] = 1.0
+  }
+})",
+                {Y}, true, "cuda -arch=sm_90a", AllocLast),
+            "test.tile:4:5: error: '%s' is stored to before it is allocated");
+  EXPECT_EQ(run(R"(func @f(%Y: f32[4]) {
+  kernel grid(1) threads(4) (%bx) thread(%tx) {
+    %v = alloc local f32[2]
+    cuda.store_pair %v[0 : 2] -> %Y[0]
+  }
+})",
+                {Y}, true, "cuda -arch=sm_90a", AllocLast),
+            "test.tile:4:21: error: '%v' is used before it is allocated");
+}
+
+/// Parameters of a shape no parser writes: an expression, and a symbol no
+/// parameter has.
+TEST_F(CUDAEmulatorTest, ParametersNoParserWrites) {
+  TensorArg Y = TensorArg::filled({4}, 0);
+  const char *Text = R"(func @f(%Y: f32[N]) {
+  kernel grid(1) threads(4) (%bx) thread(%tx) {
+    %Y[%tx] = 0.0
+  }
+})";
+  EXPECT_EQ(run(Text, {Y}, true, "cuda -arch=sm_90a",
+                [](Module &M) {
+                  Function &F = *M.getFunctions().front();
+                  auto &Shape = llvm::cast<BufferValue>(*F.getParams()[0])
+                                    .getShapeMutable();
+                  llvm::SMLoc Loc = Shape[0]->getLoc();
+                  Shape[0] = std::make_unique<BinaryExpr>(
+                      BinaryOp::Add, std::move(Shape[0]),
+                      std::make_unique<IntLitExpr>(1, DType::I32), DType::I32,
+                      Loc);
+                }),
+            "test.tile:1:17: error: argument 1 ('%Y'): dimension 0 is neither "
+            "an integer nor a symbol");
+  EXPECT_EQ(run(Text, {Y}, true, "cuda -arch=sm_90a",
+                [](Module &M) {
+                  M.getFunctions().front()->getOrCreateDim("Q");
+                }),
+            "symbol Q is not bound by any tensor's shape or strides");
+}
+
+TEST_F(CUDAEmulatorTest, IntegerTensorHoldingPoison) {
+  TensorArg X = TensorArg::filled({4}, NAN), Y = TensorArg::filled({4}, 0);
+  EXPECT_EQ(run(R"(func @f(%X: i32[4], %Y: i32[4]) {
+  kernel grid(1) threads(4) (%bx) thread(%tx) {
+    %Y[%tx] = %X[%tx]
+  }
+})",
+                {X, Y}),
+            "test.tile:3:15: error: load of an element of '%X' that was never "
+            "written (it holds the NaN poison) (thread 0 of block (0, 0, 0))");
 }
 
 const char *const Add = R"(func @f(%A: f32[N], %B: f32[4, N], %n: i8) {
