@@ -215,15 +215,21 @@ double cuda::emu::decodeElement(const uint8_t *In, DType T) {
     return F;
   }
   case DType::F16: {
-    // Exact: sign, 5-bit exponent, 10-bit mantissa.
-    bool Neg = Bits >> 15;
-    int Exp = int(Bits >> 10) & 31;
-    double Man = double(Bits & 1023);
-    double V = Exp == 31   ? (Man ? std::numeric_limits<double>::quiet_NaN()
-                                  : std::numeric_limits<double>::infinity())
-               : Exp == 0 ? std::ldexp(Man, -24)
-                          : std::ldexp(1024 + Man, Exp - 25);
-    return Neg ? -V : V;
+    // Exact: sign, 5-bit exponent, 10-bit mantissa. Normal numbers are
+    // assembled as doubles' bits directly.
+    uint64_t Sign = (Bits >> 15) << 63;
+    uint64_t Exp = (Bits >> 10) & 31, Man = Bits & 1023;
+    double V;
+    if (Exp == 31) {
+      V = Man ? std::numeric_limits<double>::quiet_NaN()
+              : std::numeric_limits<double>::infinity();
+    } else if (Exp == 0) {
+      V = std::ldexp(double(Man), -24);
+    } else {
+      uint64_t D = (Exp - 15 + 1023) << 52 | Man << 42;
+      std::memcpy(&V, &D, 8);
+    }
+    return Sign ? -V : V;
   }
   case DType::F8E4M3:
   case DType::F8E5M2: {
