@@ -667,13 +667,14 @@ int Jit::run() {
       continue;
     }
     HostTensor &T = Tensors[Name];
-    auto Mem = (*Ex)->allocate(std::max<size_t>(T.getNumBytes(), 1));
+    auto Mem = (*Ex)->allocate(std::max<size_t>(T.getNumBytes() + Opts.DataOffset, 1));
     if (!Mem) {
       Cleanup();
       return fail(llvm::toString(Mem.takeError()));
     }
     Dev[I].Ptr = *Mem;
-    if (llvm::Error E = (*Ex)->copyToDevice(*Mem, T.data(), T.getNumBytes())) {
+    if (llvm::Error E = (*Ex)->copyToDevice(static_cast<char *>(*Mem) + Opts.DataOffset,
+                                            T.data(), T.getNumBytes())) {
       Cleanup();
       return fail(llvm::toString(std::move(E)));
     }
@@ -686,7 +687,7 @@ int Jit::run() {
     DL.dtype = {Code, Bits, 1};
     DL.shape = Dev[I].Shape.data();
     DL.strides = nullptr;
-    DL.byte_offset = 0;
+    DL.byte_offset = Opts.DataOffset;
     Args[I].kind = TILE_ARG_TENSOR;
     Args[I].value.tensor = &DL;
   }
@@ -706,7 +707,9 @@ int Jit::run() {
     if (!P->isBuffer() || !Written.count(P))
       continue;
     HostTensor R = Tensors[P->getName().str()];
-    if (llvm::Error E = (*Ex)->copyFromDevice(R.data(), Dev[I].Ptr, R.getNumBytes())) {
+    if (llvm::Error E = (*Ex)->copyFromDevice(
+            R.data(), static_cast<char *>(Dev[I].Ptr) + Opts.DataOffset,
+            R.getNumBytes())) {
       Cleanup();
       return fail(llvm::toString(std::move(E)));
     }

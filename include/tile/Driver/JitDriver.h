@@ -47,6 +47,10 @@ struct JitOptions {
   unsigned Threads = 0;
   /// Print compile time by stage.
   bool PrintCompileTime = false;
+  /// Bytes each tensor's data starts past the start of its allocation
+  /// (DLPack byte_offset), to run the paths for data that is not 16-byte
+  /// aligned.
+  unsigned DataOffset = 0;
   /// Run the function as the target's pipeline leaves it in the backend's
   /// emulator on the host, instead of code generation and the execution
   /// backend.

@@ -75,5 +75,9 @@ def : OpNeedsFeatures<CUDAFenceProxyAsyncOp, [FeatureWGMMA]>;
 def : OpNeedsFeatures<CUDALdgstsOp, [FeatureCpAsync]>;
 def : OpNeedsFeatures<CUDALdgstsCommitOp, [FeatureCpAsync]>;
 def : OpNeedsFeatures<CUDALdgstsWaitOp, [FeatureCpAsync]>;
+def : OpNeedsFeatures<CUDAFenceMbarrierInitOp, [FeatureMbarrier]>;
+def : OpNeedsFeatures<CUDATmaLoadOp, [FeatureTMA]>;
+def : OpNeedsFeatures<CUDATmaReadyOp, [FeatureTMA]>;
+def : OpNeedsFeatures<CUDALdgstsArriveOp, [FeatureCpAsync, FeatureMbarrier]>;
 
 include "Hopper.td"

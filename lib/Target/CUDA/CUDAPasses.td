@@ -88,10 +88,27 @@ def LowerGemmToWGMMA : Pass<CUDAPasses, "hopper-lower-gemm-wgmma"> {
     edges). A gemm that does not qualify is left to the SIMT path (with
     `remarks`, a note says why); a cuda.wgmma that does not qualify is an
     error.
+
+    A kernel whose only work is such a loop (no per-thread code of its
+    own; at its top level allocations, lets, the accumulator's clear, the
+    loop and copies of the accumulator to global memory; operands copied
+    from rank-2 tensors; 1 to 3 warpgroups) is warp-specialized instead:
+    it gets one more warpgroup, the producer (setmaxnreg.dec to 40), whose
+    first thread fills the rings with cuda.tma_load boxes through tensor
+    maps the runtime builds at launch, completing full[stage] mbarriers,
+    while the kernel's own warpgroups (setmaxnreg.inc) wait on them, run
+    wgmma, and release each stage on an empty[stage] mbarrier once its
+    wgmma group has completed. Where TMA cannot read a tensor (data or
+    rows not 16-byte aligned, tested at run time by cuda.tma_ready) the
+    producer's 128 threads fill the stages with cuda.ldgsts instead.
+    `warp-specialize=false`, or `pass.warp_specialize = false` on the
+    function, keeps the cp.async ring.
   }];
   let Options = [
     PassOption<"remarks", "bool", "false",
                "note, for each gemm left to the SIMT path, why">,
+    PassOption<"warp-specialize", "bool", "true",
+               "give kernels that qualify a TMA producer warpgroup">,
   ];
   let Constructor = "createLowerGemmToWGMMAPass";
 }

@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "WGMMABuilder.h"
+#include "WarpSpecializedGemm.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/GemmLowering.h"
@@ -39,20 +39,6 @@ using llvm::dyn_cast;
 
 namespace {
 
-/// A and B: the shared tile in its stored layout, the copy that fills it.
-struct OperandPlan : SharedTile {
-  OpStmt *Copy = nullptr;
-};
-
-struct GemmPlan {
-  OpStmt *Op = nullptr;
-  ForStmt *Loop = nullptr;
-  OperandPlan A, B;
-  BufferValue *C = nullptr;
-  WgmmaShape Shape;
-  int64_t BM = 0, BN = 0, Stages = 2;
-};
-
 /// The constant extents of a rank-2 buffer.
 std::optional<std::pair<int64_t, int64_t>> shape2(const BufferValue &B) {
   std::optional<std::vector<int64_t>> S = B.getConstShape();
@@ -64,8 +50,9 @@ std::optional<std::pair<int64_t, int64_t>> shape2(const BufferValue &B) {
 class WGMMALowering : public WGMMABuilder {
 public:
   WGMMALowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
-                DiagnosticEngine &Diag, bool Remarks)
-      : WGMMABuilder(F, Ops), F(F), K(K), Diag(Diag), Remarks(Remarks) {}
+                DiagnosticEngine &Diag, bool Remarks, bool WarpSpecialize)
+      : WGMMABuilder(F, Ops), F(F), K(K), Diag(Diag), Remarks(Remarks),
+        WarpSpecialize(WarpSpecialize) {}
 
   bool run() {
     std::optional<int64_t> T = K.getThreads()->getConstInt();
@@ -98,6 +85,8 @@ public:
       return false;
     if (Plans.empty())
       return true;
+    if (tryWarpSpecialize())
+      return true;
     if (!K.getThreadIndex())
       K.setThreadIndex(std::make_unique<Value>(
           Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
@@ -112,6 +101,32 @@ public:
   }
 
 private:
+  /// A kernel whose only work is the gemm K loop gets a producer
+  /// warpgroup loading through TMA (WarpSpecializedGemm.cpp) unless the
+  /// pass option `warp-specialize` or the function attribute
+  /// `pass.warp_specialize = false` turns it off.
+  bool tryWarpSpecialize() {
+    if (!WarpSpecialize || Plans.size() != 1)
+      return false;
+    if (const Attribute *A = F.getAttrs().get("pass.warp_specialize"))
+      if ((A->getKind() == Attribute::Kind::Bool && !A->getBool()) ||
+          (A->getKind() == Attribute::Kind::Int && A->getInt() == 0))
+        return false;
+    std::string Why;
+    if (!canWarpSpecialize(K, Plans[0], CopyDims, Why)) {
+      if (Remarks)
+        Diag.note(Plans[0].Op->getLoc(),
+                  "hopper-lower-gemm-wgmma: no producer warpgroup, every "
+                  "thread loads with cp.async: " + Why);
+      return false;
+    }
+    WarpSpecializeOptions Opts;
+    if (const Attribute *A = F.getAttrs().get("pass.wgmma_groups_in_flight"))
+      if (A->getKind() == Attribute::Kind::Int)
+        Opts.GroupsInFlight = A->getInt() == 0 ? 0 : 1;
+    warpSpecialize(F, K, Ops, Plans[0], CopyDims, Opts);
+    return true;
+  }
 
   //===--- Facts ----------------------------------------------------------===//
 
@@ -443,7 +458,7 @@ private:
     return Body;
   }
 
-  int64_t accPerThread(const GemmPlan &P) const { return P.Shape.MT * P.BN / 2; }
+  int64_t accPerThread(const GemmPlan &P) const { return P.accPerThread(); }
 
   void rewriteBlock(Block &B) {
     Stmts Out;
@@ -496,12 +511,13 @@ private:
   KernelStmt &K;
   DiagnosticEngine &Diag;
   bool Remarks;
+  bool WarpSpecialize;
   std::vector<std::pair<OpStmt *, ForStmt *>> Candidates;
   std::vector<GemmPlan> Plans;
   llvm::DenseMap<const Value *, const Expr *> LetInit;
   llvm::DenseMap<const ForStmt *, GemmPlan *> ByLoop;
   llvm::DenseMap<const BufferValue *, GemmPlan *> AccOf;
-  llvm::DenseMap<const OpStmt *, std::pair<unsigned, unsigned>> CopyDims;
+  CopyDimsMap CopyDims;
 };
 
 class LowerGemmToWGMMAPass : public Pass {
@@ -514,7 +530,8 @@ public:
       walkStmts(F->getBodyMutable(), [&](Stmt &St) {
         if (auto *K = dyn_cast<KernelStmt>(&St))
           OK &= WGMMALowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
-                              getBoolOption("remarks"))
+                              getBoolOption("remarks"),
+                              getBoolOption("warp-specialize"))
                     .run();
       });
     return OK;

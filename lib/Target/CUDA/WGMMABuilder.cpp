@@ -142,7 +142,7 @@ ExprPtr WGMMABuilder::substitute(const Expr &E, const Value *Var, const Expr *Va
 
 WGMMABuilder::Stmts WGMMABuilder::loadTile(const SharedTile &O, const OpStmt &Copy,
                              const Value *Var, const Expr *Val,
-                             const Expr &Stage) {
+                             const Expr &Stage, bool Compact) {
   const Region &Src = Copy.getOperand("src").R;
   BufferValue *G = Src.Buf;
   unsigned Rank = G->getRank(), RowDim = Rank - 2, ColDim = Rank - 1;
@@ -171,21 +171,13 @@ WGMMABuilder::Stmts WGMMABuilder::loadTile(const SharedTile &O, const OpStmt &Co
     }
     return In;
   };
-  // The tile inside the tensor, rows of whole 16-byte chunks (the column
-  // offset is a multiple of the chunk, checked when planning).
-  ExprPtr Inside = ex::land(
-      ex::land(ex::ge(ref(R0), lit(0)),
-               ex::le(add(ref(R0), lit(O.Rows)), NRows.clone())),
-      ex::land(ex::ge(ref(C0), lit(0)),
-               ex::le(add(ref(C0), lit(O.Contig)), NCols.clone())));
-  if (ExprPtr L = LeadInside())
-    Inside = ex::land(std::move(L), std::move(Inside));
-  Value *Full = let(Out, "g_full",
-                    ex::land(std::move(Inside),
-                             ex::binary(BinaryOp::Eq, rem(NCols.clone(), CE), lit(0))));
   auto I64 = [](ExprPtr X) { return ex::castTo(std::move(X), DType::I64); };
   auto Chunk = [&](bool Fast, Value *TileOff) {
-    return unroll("c", PerThread, [&](Value *C) {
+    auto OverChunks = [&](llvm::function_ref<Stmts(Value *)> Body) {
+      return Compact ? loop(LoopKind::Serial, "c", lit(PerThread), Body)
+                     : unroll("c", PerThread, Body);
+    };
+    return OverChunks([&](Value *C) {
       Stmts L;
       // Chunk q = tx + c*T is row q / PerRow, column (q % PerRow) * CE. When
       // the block covers whole rows per step, that is row tx / PerRow +
@@ -288,6 +280,22 @@ WGMMABuilder::Stmts WGMMABuilder::loadTile(const SharedTile &O, const OpStmt &Co
       return L;
     });
   };
+  if (Compact) {
+    Out.push_back(Chunk(false, nullptr));
+    return Out;
+  }
+  // The tile inside the tensor, rows of whole 16-byte chunks (the column
+  // offset is a multiple of the chunk, checked when planning).
+  ExprPtr Inside = ex::land(
+      ex::land(ex::ge(ref(R0), lit(0)),
+               ex::le(add(ref(R0), lit(O.Rows)), NRows.clone())),
+      ex::land(ex::ge(ref(C0), lit(0)),
+               ex::le(add(ref(C0), lit(O.Contig)), NCols.clone())));
+  if (ExprPtr L = LeadInside())
+    Inside = ex::land(std::move(L), std::move(Inside));
+  Value *Full = let(Out, "g_full",
+                    ex::land(std::move(Inside),
+                             ex::binary(BinaryOp::Eq, rem(NCols.clone(), CE), lit(0))));
   Stmts FastPath;
   Value *TileOff = let(FastPath, "g_off",
                        ex::add(ex::mul(I64(ref(R0)), I64(NCols.clone())),

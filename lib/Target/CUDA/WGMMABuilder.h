@@ -94,9 +94,11 @@ protected:
   /// `cuda.ldgsts {full}` at the tile's linear offset plus a per-thread
   /// offset that does not depend on the loop (hoisted by LLVM), with no
   /// bounds test; otherwise every chunk is clamped to the tensor and
-  /// zero-filled outside it.
+  /// zero-filled outside it. \p Compact keeps the code small in registers
+  /// (for a producer warpgroup with few of them): one rolled loop over the
+  /// thread's chunks, each clamped.
   Stmts loadTile(const SharedTile &O, const OpStmt &Copy, const Value *Var,
-                 const Expr *Val, const Expr &Stage);
+                 const Expr *Val, const Expr &Stage, bool Compact = false);
 
   /// One gemm's wgmma instructions between a fence and a commit: for each
   /// k-step, 64-row slice and N-instruction, a cuda.wgmma_mma (A and B in
