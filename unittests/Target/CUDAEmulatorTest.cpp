@@ -75,6 +75,7 @@ std::vector<StmtPtr> CUDAEmulatorTest::Stashed;
 
 TEST_F(CUDAEmulatorTest, DialectOpItDoesNotModel) {
   TensorArg Y = TensorArg::filled({128}, 0);
+  TensorArg A64 = TensorArg::filled({64, 64}, 0), B64 = A64, C64 = A64;
   EXPECT_EQ(run(R"(func @f(%Y: f32[128]) {
   kernel grid(1) threads(128) (%bx) thread(%tx) {
     %bar = alloc shared i64[1]
@@ -84,7 +85,22 @@ TEST_F(CUDAEmulatorTest, DialectOpItDoesNotModel) {
 })",
                 {Y}),
             "test.tile:4:5: error: op 'cuda.mbarrier_init' cannot be "
-            "emulated: the CUDA emulator does not model it");
+            "emulated: the CUDA emulator does not model TMA, mbarriers or "
+            "setmaxnreg (warp-specialized kernels); the function attribute "
+            "pass.warp_specialize = false keeps a GEMM's cp.async ring, which "
+            "it runs");
+  // Other ops it does not know.
+  EXPECT_EQ(run(R"(func @f(%A: f16[64, 64], %B: f16[64, 64], %C: f32[64, 64]) {
+  kernel grid(1) threads(128) (%bx) {
+    %As = alloc shared f16[64, 64]
+    %Bs = alloc shared f16[64, 64]
+    %Cf = alloc fragment f32[64, 64]
+    cuda.wgmma %As, %Bs -> %Cf
+  }
+})",
+                {A64, B64, C64}),
+            "test.tile:6:5: error: op 'cuda.wgmma' cannot be emulated: the "
+            "CUDA emulator does not model it");
 }
 
 TEST_F(CUDAEmulatorTest, TileOpLeftUnlowered) {

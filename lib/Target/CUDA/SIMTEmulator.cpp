@@ -18,6 +18,7 @@
 #include "tile/IR/Walk.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -272,13 +273,15 @@ std::string SIMTEmulator::where(SMLoc Loc) const {
 
 llvm::Error SIMTEmulator::makeError(SMLoc Loc, const Twine &Msg) const {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 render(Loc, Msg));
+                                 render(Loc.isValid() ? Loc : EnclosingLoc, Msg));
 }
 
 void SIMTEmulator::fail(SMLoc Loc, const Twine &Msg, int64_t Lane) {
   if (Failed)
     return;
   Failed = true;
+  if (!Loc.isValid())
+    Loc = CurLoc;
   std::string Where;
   if (InBlock) {
     std::string Block = "block (" + std::to_string(BlockIdx[0]) + ", " +
@@ -422,6 +425,10 @@ llvm::Error SIMTEmulator::compileBlock(const Block &B, std::vector<XStmt> &Out) 
 }
 
 llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
+  // Statements passes build without a location report at the enclosing one.
+  SMLoc Enclosing = EnclosingLoc;
+  EnclosingLoc = locOf(S);
+  llvm::scope_exit Restore([&] { EnclosingLoc = Enclosing; });
   auto Add = [](XStmt &X, llvm::Expected<uint32_t> Id) -> llvm::Error {
     if (!Id)
       return Id.takeError();
@@ -431,7 +438,7 @@ llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
   switch (S.getKind()) {
   case Stmt::Kind::Let: {
     const auto &L = cast<LetStmt>(S);
-    XStmt X(XStmt::Kind::Let, &S);
+    XStmt X(XStmt::Kind::Let, &S, locOf(S));
     if (llvm::Error E = Add(X, compileExpr(*L.getInit())))
       return E;
     X.Vars.push_back(newSlot(L.getVar(), Nodes[X.Exprs[0]].Uniform));
@@ -440,7 +447,7 @@ llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
   }
   case Stmt::Kind::Store: {
     const auto &St = cast<StoreStmt>(S);
-    XStmt X(XStmt::Kind::Store, &S);
+    XStmt X(XStmt::Kind::Store, &S, locOf(S));
     auto It = BufferOf.find(St.getBuffer());
     if (It == BufferOf.end())
       return makeError(S.getLoc(), "'%" + St.getBuffer()->getName() +
@@ -456,7 +463,7 @@ llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
   }
   case Stmt::Kind::Alloc: {
     const BufferValue *B = cast<AllocStmt>(S).getBuffer();
-    XStmt X(XStmt::Kind::Alloc, &S);
+    XStmt X(XStmt::Kind::Alloc, &S, locOf(S));
     for (const ExprPtr &D : B->getShape())
       if (llvm::Error E = Add(X, compileExpr(*D)))
         return E;
@@ -500,7 +507,7 @@ llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
     return compileFor(cast<ForStmt>(S), Out);
   case Stmt::Kind::If: {
     const auto &I = cast<IfStmt>(S);
-    XStmt X(XStmt::Kind::If, &S);
+    XStmt X(XStmt::Kind::If, &S, locOf(S));
     if (llvm::Error E = Add(X, compileExpr(*I.getCond())))
       return E;
     if (llvm::Error E = compileBlock(I.getThen(), X.Body))
@@ -536,7 +543,7 @@ llvm::Error SIMTEmulator::compileFor(const ForStmt &Fo, std::vector<XStmt> &Out)
   std::vector<XStmt> *Into = &Out;
   XStmt *Innermost = nullptr;
   for (const LoopDim &D : Fo.getDims()) {
-    XStmt X(XStmt::Kind::For, &Fo);
+    XStmt X(XStmt::Kind::For, &Fo, locOf(Fo));
     X.VarTy = D.Var->getDType();
     bool Uniform = true;
     if (D.Lo) {
@@ -576,7 +583,7 @@ llvm::Error SIMTEmulator::compileFor(const ForStmt &Fo, std::vector<XStmt> &Out)
 llvm::Expected<XStmt> SIMTEmulator::compileKernel(const KernelStmt &K) {
   if (InKernel)
     return makeError(K.getLoc(), "kernels cannot be nested");
-  XStmt X(XStmt::Kind::Kernel, &K);
+  XStmt X(XStmt::Kind::Kernel, &K, locOf(K));
   for (const ExprPtr &G : K.getGrid()) {
     auto Id = compileExpr(*G);
     if (!Id)
@@ -654,7 +661,20 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
                            "' cannot be emulated: the CUDA emulator runs the "
                            "per-thread code the pipeline produces, and the "
                            "pipeline left this tile op unlowered");
-    return makeError(Op.getLoc(), "op '" + Op.getName() +
+    llvm::StringRef Name = Op.getName();
+    // The ops of warp-specialized kernels: their producer and consumer
+    // warpgroups wait on each other, which lockstep execution cannot do.
+    if (Name.starts_with("cuda.tma_") || Name.starts_with("cuda.mbarrier_") ||
+        Name == "cuda.fence_mbarrier_init" || Name == "cuda.ldgsts_arrive" ||
+        Name == "cuda.setmaxnreg")
+      return makeError(Op.getLoc(),
+                       "op '" + Name +
+                           "' cannot be emulated: the CUDA emulator does not "
+                           "model TMA, mbarriers or setmaxnreg (warp-"
+                           "specialized kernels); the function attribute "
+                           "pass.warp_specialize = false keeps a GEMM's "
+                           "cp.async ring, which it runs");
+    return makeError(Op.getLoc(), "op '" + Name +
                                       "' cannot be emulated: the CUDA "
                                       "emulator does not model it");
   }
@@ -662,7 +682,7 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
     return makeError(Op.getLoc(), "op '" + Op.getName() +
                                       "' is outside a kernel; it needs a "
                                       "block's threads");
-  XStmt X(XStmt::Kind::Op, &Op);
+  XStmt X(XStmt::Kind::Op, &Op, locOf(Op));
   X.Op = *Kind;
   for (const OpOperand &O : Op.getOperands()) {
     if (O.Kind == OperandKind::Expr) {
@@ -822,6 +842,13 @@ llvm::Error SIMTEmulator::bindArguments(llvm::ArrayRef<ArgValue> Args) {
                                           Twine(Needed) +
                                           " elements of data, it has " +
                                           Twine(T.Data.size()));
+      // As the entry point's argument check: elements must be aligned.
+      if (unsigned Mis = Opts.DataOffset % getDTypeBytes(B->getDType()))
+        return makeError(P->getLoc(),
+                         Desc + ": data is not aligned to " +
+                             Twine(getDTypeBytes(B->getDType())) +
+                             " bytes (address % alignment = " + Twine(Mis) +
+                             ")");
       Buffer &Buf = Buffers[BufferOf.lookup(B)];
       Buf.Shape = T.Shape;
       Buf.Strides = Strides;
@@ -1495,6 +1522,8 @@ void SIMTEmulator::execBlock(const std::vector<XStmt> &Stmts, const LaneList &M)
 
 void SIMTEmulator::exec(const XStmt &S, const LaneList &M) {
   size_t Mark = TempTop;
+  SMLoc Enclosing = CurLoc;
+  CurLoc = S.getLoc();
   UniformReader = M.size() == 1 ? int64_t(M[0]) : -1;
   switch (S.K) {
   case XStmt::Kind::Let: {
@@ -1528,6 +1557,7 @@ void SIMTEmulator::exec(const XStmt &S, const LaneList &M) {
     break;
   }
   TempTop = Mark;
+  CurLoc = Enclosing;
 }
 
 void SIMTEmulator::execStore(const XStmt &S, const LaneList &M) {

@@ -16,7 +16,8 @@
 //    that cannot differ between threads (found statically) are computed
 //    once.
 //  - Memories as the CUDA code generator maps them: tensors are global
-//    memory (each starting 256-byte aligned, as a driver allocation);
+//    memory (each starting EmulatorOptions::DataOffset bytes past a 256-byte
+//    boundary, as a driver allocation with a DLPack byte_offset);
 //    shared buffers are slices of one byte array per block, 16-byte
 //    aligned in allocation order (the wgmma swizzle is a function of these
 //    addresses); fragment, local and var buffers are per-thread arrays.
@@ -240,8 +241,12 @@ struct XStmt {
   std::vector<XStmt> Body, Else;
   bool HasElse = false;
 
-  XStmt(Kind K, const Stmt *Src) : K(K), Src(Src) {}
-  llvm::SMLoc getLoc() const { return Src->getLoc(); }
+  /// The statement's location, or its nearest enclosing statement's when
+  /// the pass that built it gave it none.
+  llvm::SMLoc Loc;
+
+  XStmt(Kind K, const Stmt *Src, llvm::SMLoc Loc) : K(K), Src(Src), Loc(Loc) {}
+  llvm::SMLoc getLoc() const { return Loc; }
   llvm::StringRef opName() const;
 };
 
@@ -306,13 +311,19 @@ private:
   std::string render(llvm::SMLoc Loc, const llvm::Twine &Msg) const;
   /// `file:line:col` of \p Loc, or "an unknown location".
   std::string where(llvm::SMLoc Loc) const;
+  /// An error at \p Loc, or at the enclosing located statement.
   llvm::Error makeError(llvm::SMLoc Loc, const llvm::Twine &Msg) const;
-  /// Records the first run-time fault, naming the block and, for
-  /// \p Lane >= 0, the thread; execution unwinds after it.
+  /// Records the first run-time fault at \p Loc (or the executing
+  /// statement's), naming the block and, for \p Lane >= 0, the thread;
+  /// execution unwinds after it.
   void fail(llvm::SMLoc Loc, const llvm::Twine &Msg, int64_t Lane = -1);
 
   //===--- Compilation (SIMTEmulator.cpp) ---------------------------------===//
 
+  /// \p S's location, or the enclosing statement's.
+  llvm::SMLoc locOf(const Stmt &S) const {
+    return S.getLoc().isValid() ? S.getLoc() : EnclosingLoc;
+  }
   SlotRef newSlot(const Value *V, bool Uniform);
   uint32_t newBuffer(const BufferValue *B);
   llvm::Expected<uint32_t> compileExpr(const Expr &E);
@@ -425,6 +436,8 @@ private:
   int64_t CurThreads = 0;
   bool InKernel = false;
   bool CurHasWgmma = false;
+  /// The innermost statement with a location around what is compiled.
+  llvm::SMLoc EnclosingLoc;
   uint32_t NumSlots = 0;
   uint32_t MaxLanes = 1;
 
@@ -467,6 +480,8 @@ private:
   uint64_t BarrierEpoch = 0;
   std::vector<CopyGroups> Copies;
   std::vector<WgmmaGroups> Wgmmas;
+  /// The location of the statement executing.
+  llvm::SMLoc CurLoc;
   bool Failed = false;
   std::string FailMsg;
 };
