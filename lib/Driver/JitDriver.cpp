@@ -911,6 +911,7 @@ int Jit::emulate(const BackendContext &Ctx, Module &M, DiagnosticEngine &Diag,
   }
   EmulatorOptions EO;
   EO.SM = &SM;
+  EO.DataOffset = Opts.DataOffset;
   auto T0 = std::chrono::steady_clock::now();
   if (llvm::Error E = B.Emulator(Ctx, Lowered, Args, EO)) {
     std::string Msg = llvm::toString(std::move(E));

@@ -23,6 +23,10 @@ struct EmulatorOptions {
   /// When set, errors carry the location they are about, rendered as
   /// `file:line:col: error: message` with the source line and a caret.
   const llvm::SourceMgr *SM = nullptr;
+  /// Bytes past an aligned boundary (256 bytes, a driver allocation's) at
+  /// which each tensor's data starts, as DLPack's byte_offset: an emulator
+  /// models the alignment-dependent paths from it.
+  unsigned DataOffset = 0;
 };
 
 } // namespace tile

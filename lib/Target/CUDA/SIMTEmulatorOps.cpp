@@ -396,8 +396,9 @@ void SIMTEmulator::issueCopy(const XStmt &S, uint32_t Lane, uint32_t Dst,
 
 /// cuda.cp_async (cp.async.cg 16 bytes, `bytes` of them read) and
 /// cuda.ldgsts (`count` elements read, or all with `full`): the rest of the
-/// 16 bytes is zero-filled. A source that is not 16-byte aligned is copied
-/// element by element, synchronously, as code generation does.
+/// 16 bytes is zero-filled. A source that is not 16-byte aligned (for
+/// `full`, a tensor whose start is not) is copied element by element,
+/// synchronously, as code generation does.
 void SIMTEmulator::execAsyncCopy(const XStmt &S, const LaneList &M) {
   const XRegion &Src = S.Regions[0], &Dst = S.Regions[1];
   Buffer &SB = Buffers[Src.Buf], &DB = Buffers[Dst.Buf];
@@ -447,11 +448,12 @@ void SIMTEmulator::execAsyncCopy(const XStmt &S, const LaneList &M) {
            L);
       return;
     }
-    // Tensors start 256-byte aligned, so the source's alignment is that of
-    // its offset. `full` promises it, and code generation tests only the
-    // tensor's start.
-    bool Aligned = (SS[L] * E) % 16 == 0;
-    if (Full && !Aligned) {
+    // A tensor's data starts DataOffset bytes past a 256-byte boundary.
+    // `full` promises a chunk 16-byte aligned from the tensor's start, and
+    // code generation tests only the start.
+    bool Aligned = Full ? Opts.DataOffset % 16 == 0
+                        : (Opts.DataOffset + SS[L] * E) % 16 == 0;
+    if (Full && (SS[L] * E) % 16) {
       fail(Src.Loc, "'cuda.ldgsts' {full = true} promises a chunk 16 bytes "
                     "from the start of '%" + SB.getName() +
                         "' times a whole number, but it starts at element " +
