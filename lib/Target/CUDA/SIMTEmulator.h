@@ -28,7 +28,9 @@
 //    to f32 -- and every store to an f16, bf16, fp8 or f32 buffer (shared,
 //    registers, tensors) and every cast to a 16- or 8-bit float rounds to
 //    that type. Math intrinsics are f64 libm (the device uses ex2.approx).
-//  - barrier: every thread of the block must be active there.
+//  - barrier: every thread of the block must be active there. Shared
+//    memory another thread wrote (or read) is read (or overwritten) only
+//    after a barrier; ldmatrix and wgmma read for their warp or warpgroup.
 //  - cp.async (cuda.cp_async, cuda.ldgsts): each copy reads global memory
 //    when issued and joins the thread's open group; commit closes it; a
 //    wait with `pending = N` lands all but the N most recent groups of the
@@ -49,6 +51,9 @@
 //    proxy (stores, cp.async) need a fence_proxy_async by the writing
 //    thread (or by any thread after a later barrier) before a wgmma reads
 //    them.
+//  - Not modelled: warp-specialized kernels, whose warpgroups wait on each
+//    other through mbarriers (their TMA, mbarrier and setmaxnreg ops are
+//    located errors), global-memory races, timing, code generation.
 //
 //===----------------------------------------------------------------------===//
 
