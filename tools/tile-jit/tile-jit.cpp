@@ -38,6 +38,9 @@ static cl::opt<unsigned> DataOffset(
     cl::desc("Start each tensor's data this many bytes into its allocation "
              "(DLPack byte_offset), to run the paths for unaligned data"),
     cl::init(0));
+static cl::opt<bool> Emulate("emulate",
+                             cl::desc("Run the lowered function in the target backend's "
+                                      "emulator on the host instead of on the device"));
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
@@ -64,5 +67,6 @@ int main(int argc, char **argv) {
   O.Threads = Threads;
   O.PrintCompileTime = CompileTime;
   O.DataOffset = DataOffset;
+  O.Emulate = Emulate;
   return tile::runJit(O, Registry, outs(), errs());
 }

@@ -50,6 +50,7 @@ def CUDABackend : TargetBackend<"CUDA"> {
   let RegisterPasses = "registerCUDAPasses";
   let DeviceCodeGen = "generateCUDADeviceCode";
   let HostCodeGen = "generateCUDAHostCode";
+  let Emulator = "emulateCUDA";
   let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,
                  DeviceOutput<FormatCubin, Compiled>];
   let ExecutionBackends = [CudaExec];
