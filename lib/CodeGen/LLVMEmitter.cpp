@@ -614,7 +614,10 @@ llvm::Error LLVMEmitter::emitOp(const OpStmt &Op, KernelEmission &K) {
         Idx.push_back(I.Offset->clone());
       Operands.push_back(address(O.R.Buf, Idx));
     }
-    return Target->emitTargetOp(B, K, Op, Operands);
+    K.EmitExpr = [this](const Expr &E) { return emit(E); };
+    llvm::Error E = Target->emitTargetOp(B, K, Op, Operands);
+    K.EmitExpr = nullptr;
+    return E;
   }
   return llvm::createStringError(
       "op '" + Op.getName() +

@@ -19,6 +19,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,10 @@ struct KernelEmission {
   /// captures (descriptors its bulk tensor copies read), for the artifact:
   /// host code builds them through the runtime for each launch.
   std::vector<ArtifactTensorMap> TensorMaps;
+  /// While emitTargetOp runs: emits an expression of the op at the current
+  /// insertion point (for ops whose region indices are coordinates rather
+  /// than an address).
+  std::function<llvm::Value *(const Expr &)> EmitExpr;
 };
 
 /// What a device target decides for the shared emitter.

@@ -190,8 +190,27 @@ bool verifyCUDASetmaxnregOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return false;
 }
 
+/// The tensor of a cuda.tma_load: a whole rank-2 tensor, or a tensor of
+/// rank 3 to 5 with one index per dimension, the last two 0.
+static bool expectTmaTensor(const OpStmt &Op, DiagnosticEngine &Diag) {
+  const OpOperand &O = Op.getOperand("tensor");
+  if (O.R.Buf->getScope() != MemScope::Global || O.R.Buf->getRank() == 2)
+    return expectTensor2D(Op, "tensor", Diag);
+  unsigned Rank = O.R.Buf->getRank();
+  bool OK = Rank >= 3 && Rank <= 5 && O.R.Indices.size() == Rank;
+  for (unsigned D = 0; OK && D != Rank; ++D)
+    OK = !O.R.Indices[D].Extent &&
+         (D + 2 < Rank || ex::isConst(*O.R.Indices[D].Offset, 0));
+  if (!OK)
+    Diag.error(O.getLoc(), "'cuda.tma_load' operand 'tensor' of rank " +
+                               llvm::Twine(Rank) +
+                               " must name one index per dimension, the last "
+                               "two 0, without extents (rank 2 to 5)");
+  return OK;
+}
+
 bool verifyCUDATmaLoadOp(const OpStmt &Op, DiagnosticEngine &Diag) {
-  bool OK = expectTensor2D(Op, "tensor", Diag);
+  bool OK = expectTmaTensor(Op, Diag);
   OK &= expectScope(Op, "dst", {MemScope::Shared}, "in shared memory", Diag);
   OK &= expectElement(Op, "dst", Diag);
   OK &= expectMbarrier(Op, "barrier", Diag);
@@ -235,7 +254,14 @@ bool verifyCUDATmaLoadOp(const OpStmt &Op, DiagnosticEngine &Diag) {
 }
 
 bool verifyCUDATmaReadyOp(const OpStmt &Op, DiagnosticEngine &Diag) {
-  bool OK = expectTensor2D(Op, "tensor", Diag);
+  const OpOperand &T = Op.getOperand("tensor");
+  bool OK = expectScope(Op, "tensor", {MemScope::Global}, "a global tensor", Diag);
+  if (OK && (T.R.Buf->getRank() < 2 || T.R.Buf->getRank() > 5 ||
+             !T.R.isWholeBuffer())) {
+    Diag.error(T.getLoc(), "'cuda.tma_ready' operand 'tensor' must name a whole "
+                           "tensor of rank 2 to 5");
+    OK = false;
+  }
   OK &= expectScope(Op, "dst", {MemScope::Local}, "a local array", Diag);
   if (OK && !Op.getOperand("tensor").R.Buf->getStrides().empty()) {
     Diag.error(Op.getOperand("tensor").getLoc(),

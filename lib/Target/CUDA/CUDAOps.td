@@ -153,7 +153,10 @@ def CUDATmaLoadOp : CUDAOp<"tma_load"> {
     pattern follows the address). Code generation passes the kernel a
     tensor map of %tensor for each box shape, built by the runtime at
     launch; with `optional`, the kernel tests (cuda.tma_ready) that TMA can
-    describe the tensor before it issues this copy.
+    describe the tensor before it issues this copy. A tensor of rank 3 to 5
+    is named with one index per dimension: the leading ones are the box's
+    coordinates in those dimensions (the box is one element deep there),
+    the last two are 0 (%row and %col give them).
   }];
   let Example = "cuda.tma_load %A, %m0, %k0 -> %As[%stage * 8192], %bar[%s] {box_rows = 128, box_cols = 64, swizzle = 128}";
   let Arguments = (ins Region:$tensor, Expr:$row, Expr:$col, Region:$dst,
@@ -174,7 +177,8 @@ def CUDATmaReadyOp : CUDAOp<"tma_ready"> {
     Per-thread code. Writes 1 to the local %dst when the data of the
     global tensor %tensor starts at a multiple of 16 bytes and `pitch`,
     the elements from one of its rows to the next (its row length: a
-    rank-2 contiguous tensor), is a multiple of 16 bytes, else 0: the test
+    contiguous tensor of rank 2 to 5, whose outer strides are all
+    multiples of it), is a multiple of 16 bytes, else 0: the test
     the runtime applies before it builds an optional tensor map
     (tile/Exec/TensorMap.h), so that the kernel uses the map only where it
     was built.

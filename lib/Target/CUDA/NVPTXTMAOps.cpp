@@ -49,8 +49,10 @@ std::optional<ArtifactTensorMap> describeMap(const KernelEmission &K,
   M.Tensor = unsigned(Cap);
   M.Name = Buf->getName().str();
   std::tie(M.TypeCode, M.Bits) = getDLPackType(Buf->getDType());
-  M.Box = {uint32_t(Op.getAttrOrDefault("box_rows").getInt()),
-           uint32_t(Op.getAttrOrDefault("box_cols").getInt())};
+  // One element deep in the leading dimensions of a rank 3 to 5 tensor.
+  M.Box.assign(Buf->getRank() - 2, 1);
+  M.Box.push_back(uint32_t(Op.getAttrOrDefault("box_rows").getInt()));
+  M.Box.push_back(uint32_t(Op.getAttrOrDefault("box_cols").getInt()));
   M.Swizzle = uint32_t(Op.getAttrOrDefault("swizzle").getInt());
   M.L2Promotion = TensorMapL2Promotion;
   M.Optional = Op.getAttrOrDefault("optional").getBool();
@@ -117,11 +119,26 @@ llvm::Error emitTmaLoad(llvm::IRBuilder<> &B, KernelEmission &K, const OpStmt &O
       Operands[3], llvm::PointerType::get(B.getContext(), SharedClusterAS));
   llvm::Value *Row = B.CreateSExtOrTrunc(Operands[1], B.getInt32Ty());
   llvm::Value *Col = B.CreateSExtOrTrunc(Operands[2], B.getInt32Ty());
-  // Coordinates innermost first; no multicast, no cache hint, no CTA
-  // group (sm_100's cta_group::1/2).
-  B.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_bulk_tensor_g2s_tile_2d, {},
-                    {Dst, Operands[4], *Map, Col, Row, B.getInt16(0),
-                     B.getInt64(0), B.getFalse(), B.getFalse(), B.getInt32(0)});
+  // Coordinates innermost first: column, row, then the leading indices of
+  // a rank 3 to 5 tensor from the innermost out.
+  std::vector<llvm::Value *> Args = {Dst, Operands[4], *Map, Col, Row};
+  const Region &T = Op.getOperand("tensor").R;
+  unsigned Rank = T.Buf->getRank();
+  for (unsigned D = Rank - 2; D-- > 0;)
+    Args.push_back(B.CreateSExtOrTrunc(K.EmitExpr(*T.Indices[D].Offset), B.getInt32Ty()));
+  // No multicast, no cache hint, no CTA group (sm_100's cta_group::1/2).
+  for (llvm::Value *V : {static_cast<llvm::Value *>(B.getInt16(0)),
+                         static_cast<llvm::Value *>(B.getInt64(0)),
+                         static_cast<llvm::Value *>(B.getFalse()),
+                         static_cast<llvm::Value *>(B.getFalse()),
+                         static_cast<llvm::Value *>(B.getInt32(0))})
+    Args.push_back(V);
+  static const llvm::Intrinsic::ID ByRank[] = {
+      llvm::Intrinsic::nvvm_cp_async_bulk_tensor_g2s_tile_2d,
+      llvm::Intrinsic::nvvm_cp_async_bulk_tensor_g2s_tile_3d,
+      llvm::Intrinsic::nvvm_cp_async_bulk_tensor_g2s_tile_4d,
+      llvm::Intrinsic::nvvm_cp_async_bulk_tensor_g2s_tile_5d};
+  B.CreateIntrinsic(ByRank[Rank - 2], {}, Args);
   return llvm::Error::success();
 }
 

@@ -569,3 +569,87 @@ void WGMMABuilder::placeBuffers(
     Rings.push_back(std::move(S));
   K.getBodyMutable().Stmts = std::move(Rings);
 }
+
+WGMMABuilder::Stmts WGMMABuilder::tmaLoadTile(const SharedTile &O, const OpStmt &Copy,
+                                              const Value *Var, const Expr *Val,
+                                              const Expr &Stage, BufferValue *Mbar,
+                                              const Expr &Bar) {
+  const Region &Src = Copy.getOperand("src").R;
+  BufferValue *G = Src.Buf;
+  unsigned Rank = G->getRank();
+  int64_t E = getDTypeBits(O.Tile->getDType()) / 8, W = O.Swizzle;
+  int64_t ColBlocks = O.Contig * E / W, BoxCols = W / E;
+  int64_t BoxRows = std::min<int64_t>(O.Rows, MaxTmaBoxRows);
+  int64_t RowBlocks = O.Rows / BoxRows;
+  auto Offset = [&](unsigned D) {
+    return Src.isWholeBuffer() ? lit(0) : substitute(*Src.Indices[D].Offset, Var, Val);
+  };
+  Stmts Out;
+  std::vector<Value *> Lead;
+  for (unsigned D = 0; D + 2 < Rank; ++D)
+    Lead.push_back(let(Out, "t_idx", Offset(D)));
+  Value *R0 = let(Out, "t_row0", Offset(Rank - 2));
+  Value *C0 = let(Out, "t_col0", Offset(Rank - 1));
+  auto Box = [&](ExprPtr CB, ExprPtr RB) {
+    std::vector<OpOperand> Operands;
+    std::vector<ExprPtr> Coords;
+    if (Rank > 2) {
+      for (Value *L : Lead)
+        Coords.push_back(ref(L));
+      Coords.push_back(lit(0));
+      Coords.push_back(lit(0));
+    }
+    Operands.push_back(regionOperand(G, std::move(Coords)));
+    Operands.push_back(exprOperand(add(ref(R0), ex::mul(RB->clone(), lit(BoxRows)))));
+    Operands.push_back(exprOperand(add(ref(C0), ex::mul(CB->clone(), lit(BoxCols)))));
+    std::vector<ExprPtr> Dst;
+    Dst.push_back(add(add(mul(Stage.clone(), O.StageBytes / E),
+                          ex::mul(std::move(CB), lit(O.Rows * W / E))),
+                      ex::mul(std::move(RB), lit(BoxRows * W / E))));
+    Operands.push_back(regionOperand(O.Tile, std::move(Dst)));
+    std::vector<ExprPtr> BarIdx;
+    BarIdx.push_back(Bar.clone());
+    Operands.push_back(regionOperand(Mbar, std::move(BarIdx)));
+    AttributeList Attrs;
+    Attrs.set("box_rows", Attribute::getInt(BoxRows));
+    Attrs.set("box_cols", Attribute::getInt(BoxCols));
+    Attrs.set("swizzle", Attribute::getInt(W));
+    Attrs.set("optional", Attribute::getBool(true));
+    return op("cuda.tma_load", std::move(Operands), std::move(Attrs), Copy.getLoc());
+  };
+  // Boxes along a dimension with one block need no loop.
+  auto Blocks = [&](llvm::StringRef Name, int64_t N,
+                    llvm::function_ref<Stmts(ExprPtr)> Body) {
+    if (N == 1)
+      return Body(lit(0));
+    Stmts L;
+    L.push_back(unroll(Name, N, [&](Value *V) { return Body(ref(V)); }));
+    return L;
+  };
+  for (StmtPtr &S : Blocks("cb", ColBlocks, [&](ExprPtr CB) {
+         return Blocks("rb", RowBlocks, [&](ExprPtr RB) {
+           Stmts L;
+           L.push_back(Box(CB->clone(), std::move(RB)));
+           return L;
+         });
+       }))
+    Out.push_back(std::move(S));
+  return Out;
+}
+
+StmtPtr WGMMABuilder::mbarrierOp(BufferValue *Mbar, llvm::StringRef Name,
+                                 ExprPtr Index, ExprPtr Arg, int64_t TxBytes,
+                                 bool PerWarp) {
+  std::vector<OpOperand> Operands;
+  std::vector<ExprPtr> Idx;
+  Idx.push_back(std::move(Index));
+  Operands.push_back(regionOperand(Mbar, std::move(Idx)));
+  if (Arg)
+    Operands.push_back(exprOperand(std::move(Arg)));
+  AttributeList Attrs;
+  if (TxBytes)
+    Attrs.set("tx_bytes", Attribute::getInt(TxBytes));
+  if (PerWarp)
+    Attrs.set("per_warp", Attribute::getBool(true));
+  return op(Name, std::move(Operands), std::move(Attrs));
+}

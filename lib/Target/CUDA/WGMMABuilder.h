@@ -100,6 +100,22 @@ protected:
   Stmts loadTile(const SharedTile &O, const OpStmt &Copy, const Value *Var,
                  const Expr *Val, const Expr &Stage, bool Compact = false);
 
+  /// The cuda.tma_load boxes that copy the tile `copy` reads (its source
+  /// region with \p Var replaced by \p Val, from a contiguous tensor of
+  /// rank 2 to 5) into stage \p Stage of \p O, completing on
+  /// \p Mbar[\p Bar]: the stored tile is Contig * E / W column blocks of
+  /// Rows rows of W bytes, each block one swizzled box (of at most 256
+  /// rows; taller blocks take several), elements outside the tensor zero.
+  Stmts tmaLoadTile(const SharedTile &O, const OpStmt &Copy, const Value *Var,
+                    const Expr *Val, const Expr &Stage, BufferValue *Mbar,
+                    const Expr &Bar);
+
+  /// `cuda.<Name> %Mbar[Index] [, Arg]` with `tx_bytes` and `per_warp`
+  /// when given.
+  StmtPtr mbarrierOp(BufferValue *Mbar, llvm::StringRef Name, ExprPtr Index,
+                     ExprPtr Arg = nullptr, int64_t TxBytes = 0,
+                     bool PerWarp = false);
+
   /// One gemm's wgmma instructions between a fence and a commit: for each
   /// k-step, 64-row slice and N-instruction, a cuda.wgmma_mma (A and B in
   /// shared memory, stage offsets \p AStage and \p BStage, null for a

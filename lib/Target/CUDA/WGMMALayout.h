@@ -52,6 +52,8 @@ constexpr int64_t InstM = 64, InstK = 16;
 constexpr int64_t ChunkBytes = 16;
 /// Alignment of every operand ring and stage (covers all swizzle modes).
 constexpr int64_t StageAlign = 1024;
+/// Most rows of one TMA box.
+constexpr int64_t MaxTmaBoxRows = 256;
 
 /// The swizzle width for a tile whose contiguous dimension has \p Bytes
 /// bytes: 32, 64 or 128, or 0 when no width fits.

@@ -42,8 +42,6 @@ using llvm::isa;
 
 namespace {
 
-/// Most rows of one TMA box.
-constexpr int64_t MaxBoxRows = 256;
 /// Threads of the producer warpgroup.
 constexpr int64_t ProducerThreads = WarpgroupSize;
 
@@ -76,21 +74,9 @@ public:
   void run();
 
 private:
-  /// `cuda.<Name> %mbar[Index] ...`
   StmtPtr mbarOp(llvm::StringRef Name, ExprPtr Index, ExprPtr Arg = nullptr,
                  int64_t TxBytes = 0, bool PerWarp = false) {
-    std::vector<OpOperand> Operands;
-    std::vector<ExprPtr> Idx;
-    Idx.push_back(std::move(Index));
-    Operands.push_back(regionOperand(Mbar, std::move(Idx)));
-    if (Arg)
-      Operands.push_back(exprOperand(std::move(Arg)));
-    AttributeList Attrs;
-    if (TxBytes)
-      Attrs.set("tx_bytes", Attribute::getInt(TxBytes));
-    if (PerWarp)
-      Attrs.set("per_warp", Attribute::getBool(true));
-    return op(Name, std::move(Operands), std::move(Attrs));
+    return mbarrierOp(Mbar, Name, std::move(Index), std::move(Arg), TxBytes, PerWarp);
   }
 
   /// The body of `if %tx < T { ... }` that the builder's per-thread
@@ -107,13 +93,6 @@ private:
       Out.push_back(std::move(S));
     }
     return Out;
-  }
-
-  ExprPtr tileOffset(const OpStmt &Copy, unsigned D, const Expr &KVal) {
-    const Region &Src = Copy.getOperand("src").R;
-    if (Src.isWholeBuffer())
-      return lit(0);
-    return substitute(*Src.Indices[D].Offset, P.Loop->getDims()[0].Var.get(), &KVal);
   }
 
   /// The cuda.tma_load boxes of K tile \p KVal of \p O into stage \p Stage.
@@ -135,55 +114,9 @@ private:
 
 WGMMABuilder::Stmts WarpSpecializedGemm::tmaTile(const OperandPlan &O,
                                                  const Expr &KVal, Value *Stage) {
-  BufferValue *G = O.Copy->getOperand("src").R.Buf;
-  int64_t E = getDTypeBits(O.Tile->getDType()) / 8, W = O.Swizzle;
-  // The stored tile is Contig * E / W column blocks of Rows rows of W
-  // bytes: each block is the box TMA writes with that swizzle, cut into
-  // boxes of at most 256 rows.
-  int64_t ColBlocks = O.Contig * E / W, BoxCols = W / E;
-  int64_t BoxRows = std::min(O.Rows, MaxBoxRows), RowBlocks = O.Rows / BoxRows;
-  Stmts Out;
-  Value *R0 = let(Out, "t_row0", tileOffset(*O.Copy, 0, KVal));
-  Value *C0 = let(Out, "t_col0", tileOffset(*O.Copy, 1, KVal));
-  auto Box = [&](ExprPtr CB, ExprPtr RB) {
-    std::vector<OpOperand> Operands;
-    Operands.push_back(regionOperand(G, {}));
-    Operands.push_back(exprOperand(add(ref(R0), ex::mul(RB->clone(), lit(BoxRows)))));
-    Operands.push_back(exprOperand(add(ref(C0), ex::mul(CB->clone(), lit(BoxCols)))));
-    std::vector<ExprPtr> Dst;
-    Dst.push_back(add(add(mul(ref(Stage), O.StageBytes / E),
-                          ex::mul(std::move(CB), lit(O.Rows * W / E))),
-                      ex::mul(std::move(RB), lit(BoxRows * W / E))));
-    Operands.push_back(regionOperand(O.Tile, std::move(Dst)));
-    std::vector<ExprPtr> Bar;
-    Bar.push_back(ref(Stage));
-    Operands.push_back(regionOperand(Mbar, std::move(Bar)));
-    AttributeList Attrs;
-    Attrs.set("box_rows", Attribute::getInt(BoxRows));
-    Attrs.set("box_cols", Attribute::getInt(BoxCols));
-    Attrs.set("swizzle", Attribute::getInt(W));
-    Attrs.set("optional", Attribute::getBool(true));
-    return op("cuda.tma_load", std::move(Operands), std::move(Attrs),
-              O.Copy->getLoc());
-  };
-  // Boxes along a dimension with one block need no loop.
-  auto Blocks = [&](llvm::StringRef Name, int64_t N,
-                    llvm::function_ref<Stmts(ExprPtr)> Body) {
-    if (N == 1)
-      return Body(lit(0));
-    Stmts L;
-    L.push_back(unroll(Name, N, [&](Value *V) { return Body(ref(V)); }));
-    return L;
-  };
-  for (StmtPtr &S : Blocks("cb", ColBlocks, [&](ExprPtr CB) {
-         return Blocks("rb", RowBlocks, [&](ExprPtr RB) {
-           Stmts L;
-           L.push_back(Box(CB->clone(), std::move(RB)));
-           return L;
-         });
-       }))
-    Out.push_back(std::move(S));
-  return Out;
+  ExprPtr StageE = ref(Stage);
+  return tmaLoadTile(O, *O.Copy, P.Loop->getDims()[0].Var.get(), &KVal, *StageE,
+                     Mbar, *StageE);
 }
 
 StmtPtr WarpSpecializedGemm::producerLoop(bool TMA) {
@@ -447,7 +380,7 @@ bool hopper::canWarpSpecialize(const KernelStmt &K, const GemmPlan &P,
             "; the tensor maps are 2-D";
       return false;
     }
-    if (O->Rows > MaxBoxRows && O->Rows % MaxBoxRows != 0) {
+    if (O->Rows > MaxTmaBoxRows && O->Rows % MaxTmaBoxRows != 0) {
       Why = "%" + O->Tile->getName().str() + " has " + std::to_string(O->Rows) +
             " rows, not whole TMA boxes of at most 256";
       return false;
