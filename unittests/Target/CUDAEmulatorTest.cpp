@@ -74,21 +74,18 @@ protected:
 std::vector<StmtPtr> CUDAEmulatorTest::Stashed;
 
 TEST_F(CUDAEmulatorTest, DialectOpItDoesNotModel) {
-  TensorArg Y = TensorArg::filled({128}, 0);
   TensorArg A64 = TensorArg::filled({64, 64}, 0), B64 = A64, C64 = A64;
-  EXPECT_EQ(run(R"(func @f(%Y: f32[128]) {
+  // The tile-level TMA copy, which no pipeline lowers.
+  EXPECT_EQ(run(R"(func @f(%A: f16[64, 64]) {
   kernel grid(1) threads(128) (%bx) thread(%tx) {
-    %bar = alloc shared i64[1]
-    cuda.mbarrier_init %bar, 1
-    %Y[%tx] = 1.0
+    %As = alloc shared f16[64, 64]
+    %bar = alloc shared u64[1]
+    cuda.tma_copy %A[0, 0] -> %As, %bar[0]
   }
 })",
-                {Y}),
-            "test.tile:4:5: error: op 'cuda.mbarrier_init' cannot be "
-            "emulated: the CUDA emulator does not model TMA, mbarriers or "
-            "setmaxnreg (warp-specialized kernels); the function attribute "
-            "pass.warp_specialize = false keeps a GEMM's cp.async ring, which "
-            "it runs");
+                {A64}),
+            "test.tile:5:5: error: op 'cuda.tma_copy' cannot be emulated: the "
+            "CUDA emulator does not model it");
   // Other ops it does not know.
   EXPECT_EQ(run(R"(func @f(%A: f16[64, 64], %B: f16[64, 64], %C: f32[64, 64]) {
   kernel grid(1) threads(128) (%bx) {

@@ -298,8 +298,10 @@ void SIMTEmulator::fail(SMLoc Loc, const Twine &Msg, int64_t Lane) {
 //===----------------------------------------------------------------------===//
 
 SlotRef SIMTEmulator::newSlot(const Value *V, bool Uniform) {
-  SlotRef S{NumSlots, Uniform};
-  NumSlots += Uniform ? 1 : MaxLanes;
+  // In a kernel whose warps run as groups, each group computes its own
+  // copy of a uniform value (the groups are at different points).
+  SlotRef S{NumSlots, Uniform, Uniform && CurScheduled};
+  NumSlots += !Uniform ? MaxLanes : S.PerGroup ? MaxGroups : 1;
   SlotOf[V] = S;
   if (!Uniform)
     Varying.insert(V);
@@ -352,6 +354,7 @@ llvm::Expected<uint32_t> SIMTEmulator::compileExpr(const Expr &E) {
     N.K = NodeKind::Slot;
     N.Index = It->second.Base;
     N.Uniform = It->second.Uniform;
+    N.PerGroup = It->second.PerGroup;
     break;
   }
   case Expr::Kind::Load: {
@@ -599,16 +602,40 @@ llvm::Expected<XStmt> SIMTEmulator::compileKernel(const KernelStmt &K) {
     X.Vars.push_back(newSlot(B.get(), /*Uniform=*/true));
   if (const Value *Tx = K.getThreadIndex())
     X.Tx = newSlot(Tx, /*Uniform=*/false);
+  // Warps that wait on each other through mbarriers cannot run in
+  // lockstep: such a kernel runs one group per warp.
+  walkStmts(K.getBody(), [&](const Stmt &S) {
+    if (const auto *Op = dyn_cast<OpStmt>(&S)) {
+      llvm::StringRef N = Op->getName();
+      X.Scheduled |= N.starts_with("cuda.mbarrier_") || N == "cuda.tma_load" ||
+                     N == "cuda.ldgsts_arrive" || N == "cuda.setmaxnreg" ||
+                     N == "cuda.fence_mbarrier_init";
+    }
+  });
   InKernel = true;
   CurThreads = *T;
+  CurScheduled = X.Scheduled;
+  CurMaxIncRegisters = 0;
   SmemBytes = 0;
+  NumMbarriers = 0;
   CurHasWgmma = false;
+  X.TmaMapBegin = uint32_t(TmaMaps.size());
   llvm::Error E = compileBlock(K.getBody(), X.Body);
   InKernel = false;
+  CurScheduled = false;
   if (E)
     return std::move(E);
   X.HasWgmma = CurHasWgmma;
   X.Ints.push_back(SmemBytes);
+  X.TmaMapEnd = uint32_t(TmaMaps.size());
+  X.NumMbarriers = NumMbarriers;
+  // The registers per thread at entry that ptxas gives a kernel with
+  // `.maxntid T` and `.minnctapersm 1` that uses setmaxnreg: the launch
+  // bound (65536 / T, a multiple of 8, at most 255), or the largest
+  // setmaxnreg.inc count where that is lower.
+  int64_t Bound = std::min<int64_t>(255, 65536 / *T / 8 * 8);
+  X.EntryRegisters =
+      CurMaxIncRegisters ? std::min(Bound, CurMaxIncRegisters) : Bound;
   return X;
 }
 
@@ -653,6 +680,14 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
           .Case("cuda.wgmma_fence", EmuOp::WgmmaFence)
           .Case("cuda.wgmma_commit", EmuOp::WgmmaCommit)
           .Case("cuda.wgmma_wait", EmuOp::WgmmaWait)
+          .Case("cuda.tma_ready", EmuOp::TmaReady)
+          .Case("cuda.tma_load", EmuOp::TmaLoad)
+          .Case("cuda.mbarrier_init", EmuOp::MbarrierInit)
+          .Case("cuda.mbarrier_arrive", EmuOp::MbarrierArrive)
+          .Case("cuda.mbarrier_wait", EmuOp::MbarrierWait)
+          .Case("cuda.ldgsts_arrive", EmuOp::LdgstsArrive)
+          .Case("cuda.fence_mbarrier_init", EmuOp::FenceMbarrierInit)
+          .Case("cuda.setmaxnreg", EmuOp::Setmaxnreg)
           .Default(std::nullopt);
   if (!Kind) {
     if (Op.getInfo().isCommon())
@@ -661,20 +696,7 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
                            "' cannot be emulated: the CUDA emulator runs the "
                            "per-thread code the pipeline produces, and the "
                            "pipeline left this tile op unlowered");
-    llvm::StringRef Name = Op.getName();
-    // The ops of warp-specialized kernels: their producer and consumer
-    // warpgroups wait on each other, which lockstep execution cannot do.
-    if (Name.starts_with("cuda.tma_") || Name.starts_with("cuda.mbarrier_") ||
-        Name == "cuda.fence_mbarrier_init" || Name == "cuda.ldgsts_arrive" ||
-        Name == "cuda.setmaxnreg")
-      return makeError(Op.getLoc(),
-                       "op '" + Name +
-                           "' cannot be emulated: the CUDA emulator does not "
-                           "model TMA, mbarriers or setmaxnreg (warp-"
-                           "specialized kernels); the function attribute "
-                           "pass.warp_specialize = false keeps a GEMM's "
-                           "cp.async ring, which it runs");
-    return makeError(Op.getLoc(), "op '" + Name +
+    return makeError(Op.getLoc(), "op '" + Op.getName() +
                                       "' cannot be emulated: the CUDA "
                                       "emulator does not model it");
   }
@@ -706,6 +728,15 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
   auto MarkWgmmaOperand = [&](unsigned RegionNo) {
     Buffers[X.Regions[RegionNo].Buf].WgmmaOperand = true;
     CurHasWgmma = true;
+  };
+  // The elements of a buffer an mbarrier op names are the kernel's
+  // mbarriers, numbered densely.
+  auto MarkMbarriers = [&](unsigned RegionNo) {
+    Buffer &B = Buffers[X.Regions[RegionNo].Buf];
+    if (B.MbarrierBase < 0) {
+      B.MbarrierBase = NumMbarriers;
+      NumMbarriers += uint32_t(B.NumElems);
+    }
   };
   switch (X.Op) {
   case EmuOp::AtomicElem: {
@@ -761,6 +792,35 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
   case EmuOp::FenceProxyAsync:
     CurHasWgmma = true;
     break;
+  case EmuOp::TmaLoad: {
+    MarkMbarriers(2);
+    TmaMap M;
+    M.Op = &Op;
+    M.Tensor = X.Regions[0].Buf;
+    M.BoxRows = Int("box_rows");
+    M.BoxCols = Int("box_cols");
+    M.Swizzle = Int("swizzle");
+    M.Optional = Bool("optional");
+    X.Ints = {M.BoxRows, M.BoxCols, M.Swizzle, int64_t(TmaMaps.size())};
+    TmaMaps.push_back(std::move(M));
+    break;
+  }
+  case EmuOp::MbarrierArrive:
+    MarkMbarriers(0);
+    X.Ints = {Int("tx_bytes"), Bool("per_warp")};
+    break;
+  case EmuOp::MbarrierInit:
+  case EmuOp::MbarrierWait:
+  case EmuOp::LdgstsArrive:
+    MarkMbarriers(0);
+    break;
+  case EmuOp::Setmaxnreg: {
+    bool Inc = Op.getAttrOrDefault("action").getStr() == "inc";
+    X.Ints = {int64_t(Inc), Int("count")};
+    if (Inc)
+      CurMaxIncRegisters = std::max(CurMaxIncRegisters, Int("count"));
+    break;
+  }
   default:
     break;
   }
@@ -1114,7 +1174,7 @@ Scalar SIMTEmulator::evalUniform(uint32_t Id, int64_t Lane) {
   case NodeKind::Const:
     return N.C;
   case NodeKind::Slot:
-    return Slots[N.Index];
+    return Slots[N.Index + (N.PerGroup ? CurGroup : 0)];
   case NodeKind::Load: {
     Buffer &B = Buffers[N.Index];
     int64_t Idx[8];
@@ -1166,12 +1226,28 @@ LaneValues SIMTEmulator::eval(uint32_t Id, const LaneList &M) {
   return {evalVarying(Id, M), false};
 }
 
-/// Splits \p M by the truth of \p C.
-static void splitLanes(const LaneValues &C, const LaneList &M, LaneList &True,
-                       LaneList &False) {
-  for (uint32_t L : M)
-    (C.at(L).I ? True : False).push_back(L);
+LaneValues SIMTEmulator::evalOperand(uint32_t Id, const LaneList &M) {
+  if (!UnionOp || !Nodes[Id].Uniform)
+    return eval(Id, M);
+  // Each warp (group) computed its own copy of the uniform values the
+  // operand reads; the op's checks compare the results.
+  Scalar *R = newTemp();
+  uint32_t Saved = CurGroup;
+  LaneList Part;
+  for (size_t I = 0; I != M.size() && !Failed;) {
+    uint32_t G = M[I] / 32;
+    Part.clear();
+    while (I != M.size() && M[I] / 32 == G)
+      Part.push_back(M[I++]);
+    CurGroup = G;
+    LaneValues V = eval(Id, Part);
+    for (uint32_t L : Part)
+      R[L] = V.at(L);
+  }
+  CurGroup = Saved;
+  return {R, false};
 }
+
 
 Scalar *SIMTEmulator::evalVarying(uint32_t Id, const LaneList &M) {
   const Node &N = Nodes[Id];
@@ -1294,17 +1370,36 @@ std::string SIMTEmulator::describeSharedByte(uint32_t Addr) const {
   return "shared byte " + std::to_string(Addr);
 }
 
-/// Who accessed a shared byte, for messages.
-static std::string describeAccessor(int32_t Who) {
+std::string SIMTEmulator::describeAccessor(int32_t Who) const {
   if (Who >= 0)
     return "thread " + std::to_string(Who);
-  if (Who <= -10)
-    return "a wgmma of warpgroup " + std::to_string(-10 - Who);
+  if (accessor::isWgmma(Who))
+    return "a wgmma of warpgroup " + std::to_string(accessor::WgmmaOf - Who);
+  if (accessor::isCopies(Who))
+    return "the cp.async copies of thread " +
+           std::to_string(accessor::CopiesOf - Who);
+  if (accessor::isTma(Who))
+    return "a cuda.tma_load completing on " +
+           describeMbarrier(uint32_t(accessor::TmaOn - Who));
   return "several threads";
 }
 
+const char *SIMTEmulator::orderHint(bool ReadAfterWrite) const {
+  if (!Scheduled)
+    return ReadAfterWrite
+               ? " since the last barrier; a barrier must come between the "
+                 "write and the read"
+               : " since the last barrier; a barrier must come between the "
+                 "read and the write";
+  return ReadAfterWrite
+             ? ", and neither a barrier nor an mbarrier phase waited for "
+               "orders that write before this read"
+             : ", and neither a barrier nor an mbarrier phase waited for "
+               "orders that read before this write";
+}
+
 bool SIMTEmulator::readShared(uint32_t Addr, uint32_t Len, int64_t Reader,
-                              SMLoc Loc, const Twine &What) {
+                              SMLoc Loc, const Twine &What, bool Record) {
   uint32_t Epoch = uint32_t(BarrierEpoch + 1);
   for (uint32_t B = Addr; B != Addr + Len; ++B) {
     if (SmemCopies[B]) {
@@ -1327,23 +1422,61 @@ bool SIMTEmulator::readShared(uint32_t Addr, uint32_t Len, int64_t Reader,
            Reader);
       return false;
     }
-    if (InAtomic)
-      continue;
-    // Another thread's write is visible only after a barrier.
-    int32_t W = SmemWriter[B];
-    if (SmemWriteEpoch[B] == Epoch && W != -2 && W != Reader) {
+    if (SmemTma[B]) {
+      const TmaCopy *Box = nullptr;
+      for (const TmaCopy &C : TmaInFlight)
+        for (const AsyncCopy &Chunk : C.Chunks)
+          if (!Box && B >= Chunk.Addr && B < Chunk.Addr + 16)
+            Box = &C;
+      assert(Box && "a shared byte in flight without its box");
       fail(Loc, What + " reads shared memory (" + describeSharedByte(B) +
-                    ") that " + describeAccessor(W) +
-                    " wrote since the last barrier; a barrier must come "
-                    "between the write and the read",
+                    ") that a cuda.tma_load still in flight writes (issued by "
+                    "thread " + Twine(Box->Issuer) + " at " + where(Box->Loc) +
+                    "); a wait on the phase of " + describeMbarrier(Box->Bar) +
+                    " that its bytes complete must come first",
            Reader);
       return false;
     }
+    if (SmemMbarrier[B]) {
+      fail(Loc, What + " reads shared memory (" + describeSharedByte(B) +
+                    ") that holds an initialized mbarrier; only mbarrier ops "
+                    "may access it",
+           Reader);
+      return false;
+    }
+    if (InAtomic)
+      continue;
+    // Another thread's write is visible only when ordered before the read.
+    int32_t W = SmemWriter[B];
+    if (SmemWriteEpoch[B] == Epoch && W != accessor::Several && W != Reader &&
+        !(Scheduled && orderedBefore(W, SmemWriteClock[B], Epoch, Reader))) {
+      fail(Loc, What + " reads shared memory (" + describeSharedByte(B) +
+                    ") that " + describeAccessor(W) + " wrote" +
+                    orderHint(/*ReadAfterWrite=*/true),
+           Reader);
+      return false;
+    }
+    if (!Record)
+      continue;
+    if (Scheduled) {
+      // The readers since the last write, each with its clock.
+      if (SmemReadEpoch[B] != Epoch)
+        SmemReadSet[B] = 0;
+      SmemReadEpoch[B] = Epoch;
+      if (Reader >= 0) {
+        SmemReadSet[B] = addReader(SmemReadSet[B], int32_t(Reader),
+                                   Clock[size_t(Reader)]);
+      } else {
+        for (uint32_t L : *CurMask)
+          SmemReadSet[B] = addReader(SmemReadSet[B], int32_t(L), Clock[L]);
+      }
+      continue;
+    }
     if (SmemReadEpoch[B] != Epoch) {
       SmemReadEpoch[B] = Epoch;
-      SmemReader[B] = int32_t(Reader < 0 ? -2 : Reader);
+      SmemReader[B] = int32_t(Reader < 0 ? accessor::Several : Reader);
     } else if (SmemReader[B] != Reader) {
-      SmemReader[B] = -2;
+      SmemReader[B] = accessor::Several;
     }
   }
   return true;
@@ -1362,6 +1495,13 @@ bool SIMTEmulator::prepareSharedWrite(uint32_t Addr, const uint8_t *Bytes,
            Lane);
       return false;
     }
+    if (SmemTma[B]) {
+      fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
+                    ") that a cuda.tma_load still in flight writes; a wait on "
+                    "the mbarrier phase its bytes complete must come first",
+           Lane);
+      return false;
+    }
     if (SmemWgmmaReads[B]) {
       fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
                     ") that a wgmma still in flight reads; a cuda.wgmma_wait "
@@ -1369,16 +1509,46 @@ bool SIMTEmulator::prepareSharedWrite(uint32_t Addr, const uint8_t *Bytes,
            Lane);
       return false;
     }
+    if (SmemMbarrier[B]) {
+      fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
+                    ") that holds an initialized mbarrier; only mbarrier ops "
+                    "may access it",
+           Lane);
+      return false;
+    }
     // Writing what the byte holds races with nothing.
     if (InAtomic || (SmemInit[B] && Smem[B] == Bytes[B - Addr]))
       continue;
+    if (Scheduled) {
+      if (SmemReadEpoch[B] == Epoch)
+        for (auto [A, C] : ReadSets[SmemReadSet[B]])
+          if (!orderedBefore(A, C, Epoch, Writer)) {
+            fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
+                          ") that " + describeAccessor(A) + " read" +
+                          orderHint(/*ReadAfterWrite=*/false),
+                 Lane);
+            return false;
+          }
+      int32_t W = SmemWriter[B];
+      if (SmemWriteEpoch[B] == Epoch && (W != Writer || Writer < 0) &&
+          (W == accessor::Several ||
+           !orderedBefore(W, SmemWriteClock[B], Epoch, Writer))) {
+        fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
+                      ") that " + describeAccessor(W) +
+                      " wrote a different value to, and neither a barrier nor "
+                      "an mbarrier phase waited for orders the two writes",
+             Lane);
+        return false;
+      }
+      continue;
+    }
     int32_t R = SmemReader[B];
-    bool OwnRead = Writer >= 0 && (R == Writer || (R <= -10 && -10 - R == Writer / 128));
+    bool OwnRead = Writer >= 0 && (R == Writer || (accessor::isWgmma(R) &&
+                                                   accessor::WgmmaOf - R == Writer / 128));
     if (SmemReadEpoch[B] == Epoch && !OwnRead) {
       fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
-                    ") that " + describeAccessor(R) +
-                    " read since the last barrier; a barrier must come "
-                    "between the read and the write",
+                    ") that " + describeAccessor(R) + " read" +
+                    orderHint(/*ReadAfterWrite=*/false),
            Lane);
       return false;
     }
@@ -1395,27 +1565,33 @@ bool SIMTEmulator::prepareSharedWrite(uint32_t Addr, const uint8_t *Bytes,
 }
 
 void SIMTEmulator::writeShared(uint32_t Addr, const uint8_t *Bytes, uint32_t Len,
-                               int64_t Writer) {
+                               int32_t Writer, bool GenericProxy) {
   uint32_t Epoch = uint32_t(BarrierEpoch + 1);
+  uint32_t Stamp = Writer == accessor::Several ? 0 : clockOf(Writer);
   for (uint32_t B = Addr; B != Addr + Len; ++B) {
     bool Same = SmemInit[B] && Smem[B] == Bytes[B - Addr];
     // Threads writing one value each: any of them may read it.
     if (InAtomic || (Same && SmemWriteEpoch[B] == Epoch && SmemWriter[B] != Writer))
-      SmemWriter[B] = -2;
+      SmemWriter[B] = accessor::Several;
     else
-      SmemWriter[B] = int32_t(Writer < 0 ? -2 : Writer);
+      SmemWriter[B] = Writer;
     SmemWriteEpoch[B] = Epoch;
+    if (Scheduled) {
+      SmemWriteClock[B] = Stamp;
+      // The write was ordered after every read since the last one.
+      if (!Same)
+        SmemReadSet[B] = 0;
+    }
   }
   std::memcpy(&Smem[Addr], Bytes, Len);
   std::memset(&SmemInit[Addr], 1, Len);
-  if (!TrackProxy)
+  if (!TrackProxy || !GenericProxy)
     return;
   // Generic-proxy writes: a wgmma may read them only after a proxy fence.
-  uint32_t Lane = uint32_t(Writer < 0 ? 0 : Writer);
   if (!UnfencedLive.empty()) {
     UnfencedWrite &Last = UnfencedLog[UnfencedLive.back()];
-    if (Last.Lane == Lane && Last.Epoch == BarrierEpoch &&
-        Last.Addr + Last.Len == Addr) {
+    if (Last.Writer == Writer && Last.Clock == Stamp &&
+        Last.Epoch == BarrierEpoch && Last.Addr + Last.Len == Addr) {
       Last.Len += Len;
       for (uint32_t B = Addr; B != Addr + Len; ++B)
         SmemUnfenced[B] = int32_t(UnfencedLive.back() + 1);
@@ -1423,7 +1599,7 @@ void SIMTEmulator::writeShared(uint32_t Addr, const uint8_t *Bytes, uint32_t Len
     }
   }
   UnfencedLive.push_back(uint32_t(UnfencedLog.size()));
-  UnfencedLog.push_back({Addr, Len, Lane, BarrierEpoch});
+  UnfencedLog.push_back({Addr, Len, Writer, Stamp, BarrierEpoch});
   for (uint32_t B = Addr; B != Addr + Len; ++B)
     SmemUnfenced[B] = int32_t(UnfencedLog.size());
 }
@@ -1496,7 +1672,8 @@ void SIMTEmulator::storeElement(Buffer &B, int64_t I, int64_t Lane, double V,
     if (!prepareSharedWrite(Addr, Bytes, B.Bytes, Lane, Loc,
                             "store to '%" + B.getName() + "'"))
       return;
-    writeShared(Addr, Bytes, B.Bytes, Lane);
+    writeShared(Addr, Bytes, B.Bytes,
+                int32_t(Lane < 0 ? accessor::Several : Lane));
     return;
   }
   case Storage::Thread:
@@ -1506,273 +1683,6 @@ void SIMTEmulator::storeElement(Buffer &B, int64_t I, int64_t Lane, double V,
     B.Lanes[Lane * B.NumElems + I] = V;
     return;
   }
-}
-
-//===----------------------------------------------------------------------===//
-// Statements
-//===----------------------------------------------------------------------===//
-
-void SIMTEmulator::execBlock(const std::vector<XStmt> &Stmts, const LaneList &M) {
-  for (const XStmt &S : Stmts) {
-    exec(S, M);
-    if (Failed)
-      return;
-  }
-}
-
-void SIMTEmulator::exec(const XStmt &S, const LaneList &M) {
-  size_t Mark = TempTop;
-  SMLoc Enclosing = CurLoc;
-  CurLoc = S.getLoc();
-  UniformReader = M.size() == 1 ? int64_t(M[0]) : -1;
-  switch (S.K) {
-  case XStmt::Kind::Let: {
-    SlotRef V = S.Vars[0];
-    if (V.Uniform) {
-      Slots[V.Base] = evalUniform(S.Exprs[0], UniformReader);
-    } else {
-      LaneValues X = eval(S.Exprs[0], M);
-      for (uint32_t L : M)
-        Slots[V.Base + L] = X.at(L);
-    }
-    break;
-  }
-  case XStmt::Kind::Store:
-    execStore(S, M);
-    break;
-  case XStmt::Kind::Alloc:
-    execAlloc(S, M);
-    break;
-  case XStmt::Kind::For:
-    execFor(S, M);
-    break;
-  case XStmt::Kind::If:
-    execIf(S, M);
-    break;
-  case XStmt::Kind::Kernel:
-    execKernel(S);
-    break;
-  case XStmt::Kind::Op:
-    execOp(S, M);
-    break;
-  }
-  TempTop = Mark;
-  CurLoc = Enclosing;
-}
-
-void SIMTEmulator::execStore(const XStmt &S, const LaneList &M) {
-  Buffer &B = Buffers[S.Buf];
-  unsigned N = S.Exprs.size() - 1;
-  bool Once = B.Where != Storage::Thread;
-  llvm::SmallVector<LaneValues, 4> Idx;
-  for (unsigned D = 0; D != N; ++D) {
-    Idx.push_back(eval(S.Exprs[D], M));
-    Once &= Idx.back().Uniform;
-  }
-  LaneValues V = eval(S.Exprs[N], M);
-  Once &= V.Uniform;
-  if (Failed)
-    return;
-  DType VTy = Nodes[S.Exprs[N]].Ty;
-  int64_t I[8];
-  // Every thread storing one value to one shared or global element is one
-  // store.
-  for (uint32_t L : M) {
-    for (unsigned D = 0; D != N; ++D)
-      I[D] = Idx[D].at(L).I;
-    int64_t E = elementIndex(B, I, N, S.getLoc(), "store to", L);
-    if (E < 0)
-      return;
-    storeElement(B, E, Once && M.size() > 1 ? -1 : int64_t(L),
-                 convertElement(toStored(V.at(L), VTy), VTy, B.Ty), S.getLoc());
-    if (Failed || Once)
-      return;
-  }
-}
-
-void SIMTEmulator::execAlloc(const XStmt &S, const LaneList &M) {
-  Buffer &B = Buffers[S.Buf];
-  constexpr double Poison = std::numeric_limits<double>::quiet_NaN();
-  switch (B.Where) {
-  case Storage::Global: {
-    B.Shape.clear();
-    B.NumElems = 1;
-    for (uint32_t E : S.Exprs) {
-      int64_t D = evalUniform(E, -1).I;
-      if (D < 0)
-        fail(Nodes[E].Loc, "'%" + B.getName() +
-                               "' would have a negative dimension, " + Twine(D));
-      if (Failed)
-        return;
-      B.Shape.push_back(D);
-      B.NumElems *= D;
-    }
-    B.Strides.assign(B.Shape.size(), 1);
-    for (size_t D = B.Shape.size(); D-- > 1;)
-      B.Strides[D - 1] = B.Strides[D] * B.Shape[D];
-    B.Owned.assign(size_t(B.NumElems), 0.0);
-    B.Data = B.Owned.data();
-    return;
-  }
-  case Storage::Shared: {
-    size_t Bytes = size_t(B.NumElems * B.Bytes);
-    // 0xFF bytes are NaN in every float format.
-    std::memset(&Smem[B.SmemOffset], 0xFF, Bytes);
-    std::memset(&SmemInit[B.SmemOffset], 0, Bytes);
-    return;
-  }
-  case Storage::Thread:
-    for (uint32_t L : M) {
-      std::fill_n(B.Lanes.begin() + L * B.NumElems, B.NumElems, Poison);
-      if (B.WgmmaOperand)
-        B.TouchedSinceFence[L] = 1;
-    }
-    return;
-  }
-}
-
-void SIMTEmulator::execFor(const XStmt &S, const LaneList &M) {
-  SlotRef V = S.Vars[0];
-  DType Ty = S.VarTy;
-  auto Next = [&](int64_t I, int64_t Step, bool &Done) {
-    // The loop ends where the next value would leave the type's range.
-    int64_t N = wrapInt(uint64_t(I) + uint64_t(Step), Ty);
-    Done = lessThan(N, I, Ty);
-    return N;
-  };
-  if (V.Uniform) {
-    int64_t Lo = evalUniform(S.Exprs[0], UniformReader).I;
-    int64_t Hi = evalUniform(S.Exprs[1], UniformReader).I;
-    int64_t Step = S.HasStep ? evalUniform(S.Exprs[2], UniformReader).I : 1;
-    if (Failed)
-      return;
-    if (Step <= 0) {
-      fail(S.getLoc(), "loop step must be positive, got " + Twine(Step));
-      return;
-    }
-    for (int64_t I = Lo; lessThan(I, Hi, Ty) && !Failed;) {
-      Slots[V.Base] = intScalar(I);
-      execBlock(S.Body, M);
-      bool Done;
-      I = Next(I, Step, Done);
-      if (Done)
-        break;
-    }
-    return;
-  }
-  // Bounds that differ between threads: each thread counts on its own and
-  // the loop runs while one of them is still inside.
-  LaneValues Lo = eval(S.Exprs[0], M), Hi = eval(S.Exprs[1], M);
-  LaneValues Step;
-  if (S.HasStep)
-    Step = eval(S.Exprs[2], M);
-  if (Failed)
-    return;
-  std::vector<int64_t> HiL(MaxLanes), StepL(MaxLanes, 1);
-  LaneList Active;
-  for (uint32_t L : M) {
-    HiL[L] = Hi.at(L).I;
-    if (S.HasStep)
-      StepL[L] = Step.at(L).I;
-    if (StepL[L] <= 0) {
-      fail(S.getLoc(), "loop step must be positive, got " + Twine(StepL[L]), L);
-      return;
-    }
-    Slots[V.Base + L] = Lo.at(L);
-    if (lessThan(Lo.at(L).I, HiL[L], Ty))
-      Active.push_back(L);
-  }
-  while (!Active.empty()) {
-    execBlock(S.Body, Active);
-    if (Failed)
-      return;
-    LaneList Still;
-    for (uint32_t L : Active) {
-      bool Done;
-      int64_t N = Next(Slots[V.Base + L].I, StepL[L], Done);
-      Slots[V.Base + L] = intScalar(N);
-      if (!Done && lessThan(N, HiL[L], Ty))
-        Still.push_back(L);
-    }
-    Active = std::move(Still);
-  }
-}
-
-void SIMTEmulator::execIf(const XStmt &S, const LaneList &M) {
-  LaneValues C = eval(S.Exprs[0], M);
-  if (Failed)
-    return;
-  if (C.Uniform) {
-    if (C.V[0].I)
-      execBlock(S.Body, M);
-    else if (S.HasElse)
-      execBlock(S.Else, M);
-    return;
-  }
-  LaneList T, E;
-  splitLanes(C, M, T, E);
-  if (!T.empty())
-    execBlock(S.Body, T);
-  if (!Failed && S.HasElse && !E.empty())
-    execBlock(S.Else, E);
-}
-
-void SIMTEmulator::startBlock(const XStmt &K) {
-  size_t Bytes = size_t(K.Ints[0]);
-  Smem.assign(Bytes, 0xFF);
-  SmemInit.assign(Bytes, 0);
-  SmemCopies.assign(Bytes, 0);
-  SmemWgmmaReads.assign(Bytes, 0);
-  SmemWriter.assign(Bytes, -1);
-  SmemReader.assign(Bytes, -1);
-  SmemWriteEpoch.assign(Bytes, 0);
-  SmemReadEpoch.assign(Bytes, 0);
-  TrackProxy = K.HasWgmma;
-  SmemUnfenced.assign(TrackProxy ? Bytes : 0, 0);
-  UnfencedLog.clear();
-  UnfencedLive.clear();
-  BarrierEpoch = 0;
-  Copies.assign(size_t(Threads), CopyGroups());
-  Wgmmas.assign(size_t((Threads + 127) / 128), WgmmaGroups());
-  for (Buffer &B : Buffers)
-    if (B.Where == Storage::Thread && B.WgmmaOperand) {
-      B.InFlight.assign(B.Lanes.size(), 0);
-      B.TouchedSinceFence.assign(size_t(Threads), 1);
-    }
-}
-
-void SIMTEmulator::execKernel(const XStmt &S) {
-  const auto &K = cast<KernelStmt>(*S.Src);
-  int64_t Grid[3] = {1, 1, 1};
-  for (size_t D = 0; D != S.Exprs.size(); ++D) {
-    Grid[D] = evalUniform(S.Exprs[D], -1).I;
-    if (!Failed && Grid[D] < 0)
-      fail(K.getGrid()[D]->getLoc(),
-           "grid dimension " + Twine(D) + " is negative, " + Twine(Grid[D]));
-  }
-  if (Failed)
-    return;
-  Threads = S.Threads;
-  LaneList All(static_cast<size_t>(Threads), 0);
-  for (int64_t T = 0; T != Threads; ++T) {
-    All[T] = uint32_t(T);
-    if (S.Tx)
-      Slots[S.Tx->Base + T] = intScalar(T);
-  }
-  for (int64_t Z = 0; Z < Grid[2] && !Failed; ++Z)
-    for (int64_t Y = 0; Y < Grid[1] && !Failed; ++Y)
-      for (int64_t X = 0; X < Grid[0] && !Failed; ++X) {
-        BlockIdx[0] = X;
-        BlockIdx[1] = Y;
-        BlockIdx[2] = Z;
-        for (size_t D = 0; D != S.Vars.size(); ++D)
-          Slots[S.Vars[D].Base] = intScalar(BlockIdx[D]);
-        startBlock(S);
-        InBlock = true;
-        execBlock(S.Body, All);
-        InBlock = false;
-      }
-  Threads = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1786,6 +1696,7 @@ llvm::Error SIMTEmulator::run(llvm::ArrayRef<ArgValue> Args) {
       if (std::optional<int64_t> T = K->getThreads()->getConstInt())
         MaxLanes = std::max<uint32_t>(MaxLanes, uint32_t(std::max<int64_t>(*T, 1)));
   });
+  MaxGroups = (MaxLanes + 31) / 32;
   for (const auto &D : F.getDims())
     newSlot(D.get(), /*Uniform=*/true);
   for (const auto &P : F.getParams()) {
@@ -1799,8 +1710,15 @@ llvm::Error SIMTEmulator::run(llvm::ArrayRef<ArgValue> Args) {
   Slots.assign(NumSlots, intScalar(0));
   if (llvm::Error E = bindArguments(Args))
     return E;
+  // The function's own statements: one thread.
   Threads = 1;
-  execBlock(Body, LaneList{0});
+  Group Host;
+  Host.Lanes = {0};
+  Frame Top;
+  Top.Stmts = &Body;
+  Top.Mask = Host.Lanes;
+  Host.Stack.push_back(std::move(Top));
+  runGroup(Host);
   if (Failed)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), FailMsg);
   return llvm::Error::success();

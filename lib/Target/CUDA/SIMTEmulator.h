@@ -1,44 +1,71 @@
-//===- SIMTEmulator.h - Lockstep emulation of per-thread CUDA IR -*- C++ -*-===//
+//===- SIMTEmulator.h - Emulation of per-thread CUDA IR -------*- C++ -*-===//
 //
 // The CUDA backends' emulator (emulateCUDA, declared in CUDA.td and
 // Hopper.td) runs a function as the CUDA or Hopper pipeline leaves it --
 // per-thread Tile IR with cuda.* ops -- on the host, so that the
 // lowerings' layouts, indexing, swizzles and pipelines can be checked
 // against the reference interpreter without a GPU. SIMTEmulator.cpp holds
-// the machine (compilation, lockstep execution, expressions, memories);
-// SIMTEmulatorOps.cpp the cuda dialect's ops. The model, in brief:
+// the machine (compilation, expressions, memories); SIMTEmulatorSchedule.cpp
+// the statements and the scheduling of a block's threads;
+// SIMTEmulatorOps.cpp the cuda dialect's ops; SIMTEmulatorSync.cpp the
+// mbarriers, TMA, setmaxnreg and the happens-before order they create.
+// The model, in brief:
 //
-//  - Blocks run one after another (%bx fastest). The T threads of a block
-//    execute each statement together under an active mask: `if` with a
-//    thread-dependent condition runs both sides under sub-masks, a loop
+//  - Blocks run one after another (%bx fastest). Threads run in groups
+//    that execute each statement together under an active mask: `if` with
+//    a thread-dependent condition runs both sides under sub-masks, a loop
 //    whose bounds differ between threads iterates until the last thread
 //    is done, lets and loop variables hold one value per thread. Values
 //    that cannot differ between threads (found statically) are computed
-//    once.
+//    once per group. A kernel without mbarrier ops runs as one group (the
+//    block in lockstep); a kernel with them (warp-specialized) runs one
+//    group per warp, and a scheduler runs a warp until it blocks -- on a
+//    cuda.mbarrier_wait whose phase is incomplete, a barrier, a warpgroup
+//    collective the other warps of its warpgroup have not reached, a
+//    setmaxnreg.inc the register pool cannot serve -- then the next warp
+//    that can advance. When none can, the asynchronous copies in flight
+//    land (TMA boxes, cp.async copies an mbarrier tracks); when nothing is
+//    in flight either, the block is deadlocked: a located error naming
+//    what the warps wait for.
 //  - Memories as the CUDA code generator maps them: tensors are global
 //    memory (each starting EmulatorOptions::DataOffset bytes past a 256-byte
 //    boundary, as a driver allocation with a DLPack byte_offset);
 //    shared buffers are slices of one byte array per block, 16-byte
-//    aligned in allocation order (the wgmma swizzle is a function of these
-//    addresses); fragment, local and var buffers are per-thread arrays.
-//    On-chip memory is poisoned when allocated (NaN for floats; reading an
-//    unwritten integer is an error).
+//    aligned in allocation order (the wgmma and TMA swizzles are functions
+//    of these addresses); fragment, local and var buffers are per-thread
+//    arrays. On-chip memory is poisoned when allocated (NaN for floats;
+//    reading an unwritten integer is an error).
 //  - Arithmetic: integers wrap to their type's width; floats are computed
 //    in f64 -- f32 arithmetic too, where the device rounds each operation
 //    to f32 -- and every store to an f16, bf16, fp8 or f32 buffer (shared,
 //    registers, tensors) and every cast to a 16- or 8-bit float rounds to
 //    that type. Math intrinsics are f64 libm (the device uses ex2.approx).
-//  - barrier: every thread of the block must be active there. Shared
-//    memory another thread wrote (or read) is read (or overwritten) only
-//    after a barrier; ldmatrix and wgmma read for their warp or warpgroup.
+//  - barrier: every thread of the block must reach it, under a full mask.
+//    Shared memory another thread wrote (or read) is read (or overwritten)
+//    only when the access is ordered after it: by a barrier, or through
+//    mbarriers (vector clocks: an arrival releases what its thread -- or
+//    for cp.async.mbarrier.arrive, the thread's copies -- did before, a
+//    TMA box is released by the phase its bytes complete, a wait that
+//    sees a phase complete acquires it); ldmatrix and wgmma read for their
+//    warp or warpgroup.
 //  - cp.async (cuda.cp_async, cuda.ldgsts): each copy reads global memory
 //    when issued and joins the thread's open group; commit closes it; a
 //    wait with `pending = N` lands all but the N most recent groups of the
-//    thread. Reading shared bytes an issued copy has not landed yet, or
-//    writing them, is an error, as is a copy into bytes an in-flight wgmma
-//    reads.
+//    thread; cuda.ldgsts_arrive lands the thread's earlier copies when the
+//    block next stalls, then arrives. Reading shared bytes an issued copy
+//    has not landed yet, or writing them, is an error, as is a copy into
+//    bytes an in-flight wgmma reads.
+//  - mbarriers (PTX ISA): phase, expected and pending arrivals and the
+//    tx-count in their valid ranges; phases complete when both reach
+//    zero; try_wait.parity succeeds once the phase of that parity before
+//    the current one completed. cuda.tma_load reads the box when issued
+//    (zero outside the tensor) and writes it, swizzled by shared-memory
+//    address, when the block stalls, completing its bytes on the mbarrier.
+//    The runtime's tensor maps are derived from the op and the arguments
+//    with its own rule (tile/Exec/TensorMap.h).
 //  - Warp collectives (shfl_xor, ldmatrix, mma_sync) need all 32 threads
-//    of a warp active; warpgroup collectives (wgmma_*) all 128.
+//    of a warp active; warpgroup collectives (wgmma_*, setmaxnreg) all
+//    128, at the same op.
 //  - wgmma: computed when issued, from shared memory through the matrix
 //    descriptors (PTX ISA: start address, leading and stride byte offsets,
 //    32/64/128-byte swizzles of the shared-memory address bits, K- or
@@ -48,12 +75,11 @@
 //    touched by other code and the shared bytes it read may not be
 //    written; between ordinary accesses to those registers and a wgmma a
 //    wgmma_fence is required; shared bytes written through the generic
-//    proxy (stores, cp.async) need a fence_proxy_async by the writing
-//    thread (or by any thread after a later barrier) before a wgmma reads
-//    them.
-//  - Not modelled: warp-specialized kernels, whose warpgroups wait on each
-//    other through mbarriers (their TMA, mbarrier and setmaxnreg ops are
-//    located errors), global-memory races, timing, code generation.
+//    proxy (stores, cp.async) need a fence_proxy_async by a thread the
+//    write is ordered before (its own, or any after a barrier or an
+//    mbarrier wait) before a wgmma reads them.
+//  - Not modelled: global-memory races, timing, other schedules than the
+//    one above (copies land as late as possible), code generation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,6 +92,7 @@
 #include "tile/Target/TargetBackend.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SMLoc.h"
@@ -140,6 +167,13 @@ struct LaneValues {
   Scalar at(uint32_t Lane) const { return V[Uniform ? 0 : Lane]; }
 };
 
+/// Splits \p M by the truth of \p C.
+inline void splitLanes(const LaneValues &C, const LaneList &M, LaneList &True,
+                       LaneList &False) {
+  for (uint32_t L : M)
+    (C.at(L).I ? True : False).push_back(L);
+}
+
 enum class NodeKind : uint8_t { Const, Slot, Load, Binary, Unary, Call, Cast };
 
 /// One expression node; its children are ArgIds[FirstArg, FirstArg + NumArgs).
@@ -151,6 +185,8 @@ struct Node {
   uint8_t Op = 0;
   /// The value is the same for every thread.
   bool Uniform = true;
+  /// Slot nodes of uniform values: one slot per thread group.
+  bool PerGroup = false;
   /// Slot nodes: the slot; Load nodes: the buffer.
   uint32_t Index = 0;
   uint32_t FirstArg = 0, NumArgs = 0;
@@ -158,10 +194,13 @@ struct Node {
   llvm::SMLoc Loc;
 };
 
-/// Where a scalar value lives: Slots[Base], or Slots[Base + lane].
+/// Where a scalar value lives: Slots[Base], Slots[Base + lane], or, for a
+/// uniform value of a kernel whose warps run as groups, Slots[Base +
+/// group].
 struct SlotRef {
   uint32_t Base = 0;
   bool Uniform = true;
+  bool PerGroup = false;
 };
 
 enum class Storage : uint8_t { Global, Shared, Thread };
@@ -187,6 +226,9 @@ struct Buffer {
   bool WgmmaOperand = false;
   std::vector<uint8_t> InFlight;
   std::vector<uint8_t> TouchedSinceFence;
+  /// Shared buffers the mbarrier ops name: the dense index of element 0
+  /// among the kernel's mbarriers (-1: none).
+  int64_t MbarrierBase = -1;
   llvm::StringRef getName() const { return Decl->getName(); }
 };
 
@@ -216,6 +258,14 @@ enum class EmuOp : uint8_t {
   WgmmaFence,
   WgmmaCommit,
   WgmmaWait,
+  TmaReady,
+  TmaLoad,
+  MbarrierInit,
+  MbarrierArrive,
+  MbarrierWait,
+  LdgstsArrive,
+  FenceMbarrierInit,
+  Setmaxnreg,
 };
 
 /// An executable statement; which fields are used depends on the kind.
@@ -233,10 +283,18 @@ struct XStmt {
   bool HasStep = false;
   /// For: the loop variable's type.
   DType VarTy = DType::I32;
-  /// Kernel: threads, the thread index and whether it uses wgmma.
+  /// Kernel: threads, the thread index and whether it uses wgmma; whether
+  /// its warps run as groups (it uses mbarriers), its cuda.tma_load maps
+  /// (TmaMaps[TmaMapBegin, TmaMapEnd)) and the registers per thread its
+  /// warpgroups start with (setmaxnreg).
   int64_t Threads = 1;
   std::optional<SlotRef> Tx;
   bool HasWgmma = false;
+  bool Scheduled = false;
+  uint32_t TmaMapBegin = 0, TmaMapEnd = 0;
+  int64_t EntryRegisters = 0;
+  /// Kernel: the mbarriers (elements of the buffers mbarrier ops name).
+  uint32_t NumMbarriers = 0;
   /// Op.
   EmuOp Op = EmuOp::Barrier;
   llvm::SmallVector<XRegion, 3> Regions;
@@ -259,18 +317,30 @@ struct XStmt {
 // Asynchronous state
 //===----------------------------------------------------------------------===//
 
-/// One 16-byte cp.async copy, read from global memory when issued.
+/// One 16-byte chunk an asynchronous copy writes: a cp.async (read from
+/// global memory when issued) or a chunk of a TMA box.
 struct AsyncCopy {
   uint32_t Addr = 0;
   uint8_t Data[16];
   llvm::SMLoc Loc;
+  /// cp.async: the thread's issue order, from 1.
+  uint64_t Seq = 0;
+};
+
+/// A cuda.ldgsts_arrive waiting for the thread's copies up to Seq to land.
+struct ArriveOn {
+  uint64_t Seq = 0;
+  uint32_t Bar = 0;
+  llvm::SMLoc Loc;
 };
 
 /// A thread's cp.async groups: the open one and those committed, oldest
-/// first.
+/// first; the arrive-ons waiting for its copies.
 struct CopyGroups {
   std::vector<AsyncCopy> Open;
   std::deque<std::vector<AsyncCopy>> Committed;
+  uint64_t NextSeq = 1;
+  std::deque<ArriveOn> ArriveOns;
 };
 
 /// One issued wgmma: what it reads and writes until its group retires.
@@ -294,9 +364,112 @@ struct WgmmaGroups {
 /// Shared bytes written through the generic proxy and not yet fenced.
 struct UnfencedWrite {
   uint32_t Addr, Len;
-  uint32_t Lane;
+  /// The writer (an accessor code, see below) and its clock.
+  int32_t Writer;
+  uint32_t Clock;
   /// Barriers executed before the write.
   uint64_t Epoch;
+};
+
+/// Who accessed shared memory, as the race records hold it: a thread
+/// (>= 0) or one of these.
+namespace accessor {
+constexpr int32_t None = -1;
+/// Several threads, or several writers of one value.
+constexpr int32_t Several = -2;
+/// A retired wgmma of warpgroup g: WgmmaOf - g.
+constexpr int32_t WgmmaOf = -10;
+/// The cp.async copies of thread t: CopiesOf - t.
+constexpr int32_t CopiesOf = -(1 << 16);
+/// The TMA boxes completing on mbarrier b: TmaOn - b.
+constexpr int32_t TmaOn = -(1 << 28);
+inline bool isWgmma(int32_t A) { return A <= WgmmaOf && A > WgmmaOf - 64; }
+inline bool isCopies(int32_t A) { return A <= CopiesOf && A > CopiesOf - 4096; }
+inline bool isTma(int32_t A) { return A <= TmaOn; }
+} // namespace accessor
+
+/// An mbarrier of the running block (PTX ISA: phase, pending and expected
+/// arrivals, tx-count), with what the checks need: who initialized it,
+/// and the vector clocks its arrivals released.
+struct Mbarrier {
+  bool Init = false;
+  int64_t Expected = 0, Pending = 0, Tx = 0;
+  uint64_t Phase = 0;
+  /// The initializing thread, its clock then, the barriers before it, and
+  /// whether a cuda.fence_mbarrier_init of that thread followed.
+  int32_t InitThread = -1;
+  uint32_t InitClock = 0;
+  uint64_t InitEpoch = 0;
+  bool Fenced = false;
+  /// A wait saw the last completed phase complete (an arrival in the
+  /// current phase needs one, PTX ISA).
+  bool Observed = false;
+  /// Everything released into it so far, and as of its last completion.
+  std::vector<uint32_t> Released, Completed;
+  /// The buffer and element it is.
+  uint32_t Buf = 0;
+  int64_t Elem = 0;
+};
+
+/// A TMA box in flight: its chunks, where they complete, who issued it.
+struct TmaCopy {
+  std::vector<AsyncCopy> Chunks;
+  uint32_t Bar = 0;
+  uint32_t Issuer = 0;
+  int64_t Bytes = 0;
+  llvm::SMLoc Loc;
+};
+
+/// The tensor map a cuda.tma_load reads through, as the runtime would
+/// build it for the running launch.
+struct TmaMap {
+  const OpStmt *Op = nullptr;
+  uint32_t Tensor = 0;
+  int64_t BoxRows = 0, BoxCols = 0, Swizzle = 0;
+  bool Optional = false;
+  /// At launch: whether the runtime builds it, and why not.
+  bool Built = false;
+  std::string WhyNot;
+};
+
+//===----------------------------------------------------------------------===//
+// Scheduling
+//===----------------------------------------------------------------------===//
+
+/// A statement list a group is executing: a block, or a loop's body with
+/// the loop's state.
+struct Frame {
+  enum class Kind : uint8_t { List, ForUniform, ForVarying };
+  Kind K = Kind::List;
+  const std::vector<XStmt> *Stmts = nullptr;
+  size_t Next = 0;
+  LaneList Mask;
+  /// Loops: the statement, and its counter (uniform) or the per-lane
+  /// bounds and steps (varying; the counters are the loop variable).
+  const XStmt *Loop = nullptr;
+  int64_t I = 0, Hi = 0, Step = 1;
+  std::vector<int64_t> HiL, StepL;
+};
+
+/// Threads that advance together: a block in lockstep, or one warp of a
+/// kernel that uses mbarriers.
+struct Group {
+  enum class State : uint8_t { Ready, Blocked, Released, Done };
+  uint32_t Index = 0;
+  LaneList Lanes;
+  std::vector<Frame> Stack;
+  State St = State::Ready;
+  /// What it is blocked at, and with which threads; for mbarrier waits,
+  /// the lanes (of BlockedMask) that saw their phase complete.
+  const XStmt *BlockedAt = nullptr;
+  LaneList BlockedMask;
+  std::vector<uint8_t> WaitDone;
+};
+
+/// The warps of a warpgroup meeting at a collective op.
+struct WarpgroupMeet {
+  const XStmt *At = nullptr;
+  uint32_t Warps = 0;
 };
 
 //===----------------------------------------------------------------------===//
@@ -347,6 +520,9 @@ private:
   Scalar evalUniform(uint32_t Id, int64_t Lane);
   /// \p Id's values over \p M.
   LaneValues eval(uint32_t Id, const LaneList &M);
+  /// As eval, for an op's operand: an op several groups execute together
+  /// (a warpgroup collective) evaluates it in each group's context.
+  LaneValues evalOperand(uint32_t Id, const LaneList &M);
   Scalar *evalVarying(uint32_t Id, const LaneList &M);
   Scalar applyBinary(const Node &N, Scalar L, Scalar R, int64_t Lane);
   Scalar applyCall(const Node &N, Scalar X, Scalar Y, int64_t Lane);
@@ -355,6 +531,10 @@ private:
   /// an index out of range.
   int64_t elementIndex(const Buffer &B, const int64_t *Idx, unsigned N,
                        llvm::SMLoc Loc, const char *What, int64_t Lane);
+  /// The slot of \p V for \p Lane in the running group.
+  Scalar &slot(SlotRef V, uint32_t Lane) {
+    return Slots[V.Base + (V.Uniform ? (V.PerGroup ? CurGroup : 0) : Lane)];
+  }
 
   //===--- Memories -------------------------------------------------------===//
 
@@ -369,36 +549,75 @@ private:
   /// Checks for ordinary code touching a wgmma register operand.
   void touchRegister(Buffer &B, int64_t I, uint32_t Lane, llvm::SMLoc Loc);
   /// A read of shared bytes by \p Reader (-1: several threads, or a warp
-  /// or warpgroup collectively): no cp.async may be in flight on them and
-  /// other threads' writes must be before a barrier; records the read.
+  /// or warpgroup collectively: the statement's active threads): no copy
+  /// may be in flight on them and other threads' writes must be ordered
+  /// before it; records the read (a wgmma's is recorded when it retires,
+  /// \p Record false).
   bool readShared(uint32_t Addr, uint32_t Len, int64_t Reader, llvm::SMLoc Loc,
-                  const llvm::Twine &What);
+                  const llvm::Twine &What, bool Record = true);
   /// The checks of a write of \p Bytes by \p Writer (-1: several threads
-  /// storing one value) before it happens: no cp.async or wgmma in flight
-  /// on the bytes, and other threads' reads and writes of other values
-  /// before a barrier.
+  /// storing one value) before it happens: no copy or wgmma in flight on
+  /// the bytes, and other threads' reads and writes of other values
+  /// ordered before it.
   bool prepareSharedWrite(uint32_t Addr, const uint8_t *Bytes, uint32_t Len,
                           int64_t Writer, llvm::SMLoc Loc,
                           const llvm::Twine &What);
-  /// The write itself, recorded for the checks above and the proxy fence.
+  /// The write itself by accessor \p Writer, recorded for the checks above
+  /// and, for generic-proxy writes, the proxy fence.
   void writeShared(uint32_t Addr, const uint8_t *Bytes, uint32_t Len,
-                   int64_t Writer);
+                   int32_t Writer, bool GenericProxy = true);
   std::string describeSharedByte(uint32_t Addr) const;
+  std::string describeAccessor(int32_t Who) const;
+  /// What the hint of a race message says orders two accesses.
+  const char *orderHint(bool ReadAfterWrite) const;
 
-  //===--- Statements -----------------------------------------------------===//
+  //===--- Happens-before (SIMTEmulatorSync.cpp) --------------------------===//
 
-  void execBlock(const std::vector<XStmt> &Stmts, const LaneList &M);
-  void exec(const XStmt &S, const LaneList &M);
+  /// The vector-clock slot of accessor \p A.
+  uint32_t agentIndex(int32_t A) const;
+  uint32_t *clocksOf(uint32_t Lane) {
+    return &VC[size_t(Lane) * NumAgents];
+  }
+  /// Whether the access of accessor \p A at \p Clock in barrier epoch
+  /// \p Epoch is ordered before what \p By (a thread; -1: the active
+  /// threads of the statement, all of them) does now.
+  bool orderedBefore(int32_t A, uint32_t Clock, uint32_t Epoch, int64_t By);
+  /// The clock accesses of \p A are stamped with.
+  uint32_t clockOf(int32_t A) const { return Scheduled ? Clock[agentIndex(A)] : 0; }
+  /// Adds a read by \p A at \p Clock to the reader set \p Set.
+  uint32_t addReader(uint32_t Set, int32_t A, uint32_t Clock);
+
+  //===--- Statements and scheduling (SIMTEmulatorSchedule.cpp) ----------===//
+
+  /// Runs \p G until it blocks or finishes; whether it advanced.
+  bool runGroup(Group &G);
+  /// Let, Store and Alloc.
+  void execSimple(const XStmt &S, const LaneList &M);
   void execStore(const XStmt &S, const LaneList &M);
   void execAlloc(const XStmt &S, const LaneList &M);
-  void execFor(const XStmt &S, const LaneList &M);
-  void execIf(const XStmt &S, const LaneList &M);
+  void enterFor(Group &G, const XStmt &S, const LaneList &M);
+  void enterIf(Group &G, const XStmt &S, const LaneList &M);
+  /// The end of the innermost frame's statements: the next iteration, or
+  /// the frame is done.
+  void finishFrame(Group &G);
   void execKernel(const XStmt &S);
   void startBlock(const XStmt &K);
+  /// Runs the block's groups until they finish, fail or deadlock.
+  void runBlock();
+  /// Every group is blocked and nothing is in flight: the located error.
+  void reportDeadlock();
+  /// "warps 4-7", "warp 2", "thread 5".
+  std::string describeGroups(llvm::ArrayRef<uint32_t> Groups) const;
+  /// A warpgroup collective in a kernel whose warps run as groups: whether
+  /// every warp of the warpgroup is here and \p Exec ran for all of them
+  /// (false: this warp waits).
+  bool meetWarpgroup(const XStmt &S, const LaneList &M,
+                     llvm::function_ref<bool(const LaneList &)> Exec);
 
   //===--- cuda ops (SIMTEmulatorOps.cpp) ---------------------------------===//
 
-  void execOp(const XStmt &S, const LaneList &M);
+  /// Executes \p S; false when the running group must wait at it.
+  bool execOp(const XStmt &S, const LaneList &M);
   /// The start element of \p R for each lane of \p M (Out[lane]).
   void regionStarts(const XRegion &R, const LaneList &M, int64_t *Out);
   /// Whether elements [Start, Start + N) lie in \p B; reports otherwise.
@@ -409,7 +628,7 @@ private:
   bool splitGroups(const XStmt &S, const LaneList &M, uint32_t Size,
                    const char *GroupName,
                    std::vector<std::pair<uint32_t, uint32_t>> &Groups);
-  void execBarrier(const XStmt &S, const LaneList &M);
+  bool execBarrier(const XStmt &S, const LaneList &M);
   void execAtomicElem(const XStmt &S, const LaneList &M);
   /// cuda.vload and cuda.vstore: `width` elements from the first region to
   /// the second, converted.
@@ -422,11 +641,48 @@ private:
   void issueCopy(const XStmt &S, uint32_t Lane, uint32_t Dst,
                  const uint8_t *Data, bool Sync);
   void execAsyncWait(const XStmt &S, const LaneList &M);
-  void landGroup(std::vector<AsyncCopy> &G, uint32_t Lane);
+  /// Lands the copies of \p Lane in \p G; with \p UpTo, only those issued
+  /// up to that sequence number (the rest stay).
+  void landGroup(std::vector<AsyncCopy> &G, uint32_t Lane,
+                 uint64_t UpTo = ~uint64_t(0));
   void execFenceProxyAsync(const XStmt &S, const LaneList &M);
   void execWgmma(const XStmt &S, const LaneList &M);
   void execWgmmaSync(const XStmt &S, const LaneList &M);
   void retireWgmma(WgmmaInFlight &W);
+
+  //===--- mbarriers, TMA, setmaxnreg (SIMTEmulatorSync.cpp) --------------===//
+
+  /// The mbarrier \p S's region \p R names for each lane of \p M (Out[lane],
+  /// a dense index), checked to be an initialized mbarrier whose
+  /// initialization is visible to the lane.
+  bool mbarriersOf(const XStmt &S, const XRegion &R, const LaneList &M,
+                   uint32_t *Out, bool MustBeInit = true);
+  std::string describeMbarrier(uint32_t B) const;
+  /// One arrive-on of thread or agent \p Lane on \p B at \p Loc, after an
+  /// expect-tx of \p Tx bytes; \p Releases: \p Lane's accesses so far are
+  /// released (a thread's arrival), else only the clock of accessor
+  /// \p Agent (cp.async.mbarrier.arrive).
+  bool arriveOn(uint32_t B, int64_t Tx, llvm::SMLoc Loc, int64_t Lane,
+                bool Releases, int32_t Agent);
+  /// A complete-tx of \p Bytes on \p B by the TMA boxes' agent.
+  bool completeTx(uint32_t B, int64_t Bytes, llvm::SMLoc Loc);
+  void completePhaseIfDone(uint32_t B);
+  void execMbarrierInit(const XStmt &S, const LaneList &M);
+  void execMbarrierArrive(const XStmt &S, const LaneList &M);
+  bool execMbarrierWait(const XStmt &S, const LaneList &M);
+  void execLdgstsArrive(const XStmt &S, const LaneList &M);
+  void execFenceMbarrierInit(const XStmt &S, const LaneList &M);
+  void execTmaReady(const XStmt &S, const LaneList &M);
+  void execTmaLoad(const XStmt &S, const LaneList &M);
+  bool execSetmaxnreg(const XStmt &S, const LaneList &M);
+  /// At kernel launch: the tensor maps the runtime would build, and the
+  /// errors it would stop the launch with.
+  void describeTmaMaps(const XStmt &K);
+  /// Lands what is in flight that the block may wait for: TMA boxes and
+  /// the cp.async copies arrive-ons wait for. Whether anything landed.
+  bool landInFlight();
+  /// Lands thread \p Lane's copies arrive-ons wait for and fires those.
+  bool landArriveOns(uint32_t Lane);
 
   const Function &F;
   const EmulatorOptions &Opts;
@@ -441,16 +697,24 @@ private:
   int64_t CurThreads = 0;
   bool InKernel = false;
   bool CurHasWgmma = false;
+  /// The kernel being compiled runs its warps as groups: uniform slots
+  /// have one copy per warp.
+  bool CurScheduled = false;
+  int64_t CurMaxIncRegisters = 0;
   /// The innermost statement with a location around what is compiled.
   llvm::SMLoc EnclosingLoc;
   uint32_t NumSlots = 0;
   uint32_t MaxLanes = 1;
+  uint32_t MaxGroups = 1;
 
   // The program.
   std::vector<Node> Nodes;
   std::vector<uint32_t> ArgIds;
   std::vector<XStmt> Body;
   std::vector<Buffer> Buffers;
+  std::vector<TmaMap> TmaMaps;
+  /// Mbarrier buffers of the kernel being compiled: elements so far.
+  uint32_t NumMbarriers = 0;
 
   // Run-time state.
   std::vector<Scalar> Slots;
@@ -461,17 +725,38 @@ private:
   int64_t Threads = 1;
   bool InBlock = false;
   bool TrackProxy = false;
+  /// The block's groups, the one running, and the active threads of the
+  /// statement it runs.
+  std::vector<Group> Groups;
+  uint32_t CurGroup = 0;
+  Group *Running = nullptr;
+  const LaneList *CurMask = nullptr;
+  /// The running kernel's warps run as groups.
+  bool Scheduled = false;
+  /// An op runs for several groups at once (its operands are evaluated in
+  /// each group's context).
+  bool UnionOp = false;
+  /// Changes of state a stalled block could wait for (statements run,
+  /// waits that succeeded): the scheduler's measure of progress.
+  uint64_t Progress = 0;
+  /// Groups waiting at a barrier; warpgroups meeting at a collective.
+  uint32_t AtBarrier = 0;
+  std::vector<WarpgroupMeet> Meets;
   /// Shared memory of the block, and per byte: ever written, cp.async
-  /// copies in flight writing it, wgmmas in flight reading it, and the
-  /// lane that wrote it through the generic proxy without a fence since
-  /// (-1: none).
-  std::vector<uint8_t> Smem, SmemInit, SmemCopies, SmemWgmmaReads;
-  /// Per byte, for races between barriers: the last writer and reader
-  /// (a thread; -2: several threads, or several writers of one value;
-  /// -10 - g: a retired wgmma of warpgroup g; -1: none) and the barrier
-  /// epoch (BarrierEpoch + 1) of the access.
+  /// copies and TMA boxes in flight writing it, wgmmas in flight reading
+  /// it, and whether it is an initialized mbarrier.
+  std::vector<uint8_t> Smem, SmemInit, SmemCopies, SmemTma, SmemWgmmaReads,
+      SmemMbarrier;
+  /// Per byte, for races: the last writer (an accessor) and its clock, the
+  /// last reader (non-scheduled kernels: a thread, Several or a wgmma) or
+  /// the readers since the last write (scheduled kernels: a reader set),
+  /// and the barrier epoch (BarrierEpoch + 1) of the accesses.
   std::vector<int32_t> SmemWriter, SmemReader;
-  std::vector<uint32_t> SmemWriteEpoch, SmemReadEpoch;
+  std::vector<uint32_t> SmemWriteEpoch, SmemReadEpoch, SmemWriteClock,
+      SmemReadSet;
+  /// Interned reader sets (accessor, clock), sorted; set 0 is empty.
+  std::vector<std::vector<std::pair<int32_t, uint32_t>>> ReadSets;
+  llvm::DenseMap<std::tuple<uint32_t, int32_t, uint32_t>, uint32_t> ReadSetAdds;
   /// The thread evaluating a uniform expression, or -1 for several.
   int64_t UniformReader = -1;
   /// An atomic is accessing memory: accesses of several threads to one
@@ -485,6 +770,20 @@ private:
   uint64_t BarrierEpoch = 0;
   std::vector<CopyGroups> Copies;
   std::vector<WgmmaGroups> Wgmmas;
+  /// Scheduled kernels: vector clocks (threads x agents: the threads, their
+  /// cp.async copies, the TMA boxes of each mbarrier), each agent's clock,
+  /// and the active threads' common clocks for the statement running.
+  uint32_t NumAgents = 0;
+  std::vector<uint32_t> VC, Clock, MaskClocks;
+  bool MaskClocksValid = false;
+  /// The mbarriers and TMA boxes in flight of the block.
+  std::vector<Mbarrier> Mbarriers;
+  std::deque<TmaCopy> TmaInFlight;
+  /// setmaxnreg: registers per thread of each warpgroup, the block's free
+  /// pool, and the barrier epoch (plus one) of each warpgroup's last one.
+  std::vector<int64_t> WgRegisters;
+  int64_t EntryRegisters = 0, RegisterPool = 0;
+  std::vector<uint64_t> WgSetmaxnregEpoch;
   /// The location of the statement executing.
   llvm::SMLoc CurLoc;
   bool Failed = false;

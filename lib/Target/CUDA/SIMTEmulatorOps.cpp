@@ -28,7 +28,7 @@ void SIMTEmulator::regionStarts(const XRegion &R, const LaneList &M,
   const Buffer &B = Buffers[R.Buf];
   llvm::SmallVector<LaneValues, 4> Off;
   for (uint32_t Id : R.Off)
-    Off.push_back(eval(Id, M));
+    Off.push_back(evalOperand(Id, M));
   if (Failed)
     return;
   // The address of the first element, as code generation computes it:
@@ -87,62 +87,119 @@ bool SIMTEmulator::splitGroups(
   return true;
 }
 
-void SIMTEmulator::execOp(const XStmt &S, const LaneList &M) {
+bool SIMTEmulator::execOp(const XStmt &S, const LaneList &M) {
+  // The warpgroup collectives: in a kernel whose warps run as groups, the
+  // four warps meet first.
+  auto Collective = [&](auto Fn) {
+    return meetWarpgroup(S, M, [&](const LaneList &All) {
+      Fn(All);
+      return true;
+    });
+  };
   switch (S.Op) {
   case EmuOp::Barrier:
     return execBarrier(S, M);
   case EmuOp::AtomicElem:
-    return execAtomicElem(S, M);
+    execAtomicElem(S, M);
+    return true;
   case EmuOp::VLoad:
   case EmuOp::VStore:
-    return execVecAccess(S, M);
+    execVecAccess(S, M);
+    return true;
   case EmuOp::StorePair:
-    return execStorePair(S, M);
+    execStorePair(S, M);
+    return true;
   case EmuOp::ShflXor:
-    return execShflXor(S, M);
+    execShflXor(S, M);
+    return true;
   case EmuOp::Ldmatrix:
-    return execLdmatrix(S, M);
+    execLdmatrix(S, M);
+    return true;
   case EmuOp::MmaSync:
-    return execMmaSync(S, M);
+    execMmaSync(S, M);
+    return true;
   case EmuOp::CpAsync:
   case EmuOp::Ldgsts:
-    return execAsyncCopy(S, M);
+    execAsyncCopy(S, M);
+    return true;
   case EmuOp::AsyncCommit:
     for (uint32_t L : M) {
       Copies[L].Committed.push_back(std::move(Copies[L].Open));
       Copies[L].Open.clear();
     }
-    return;
+    return true;
   case EmuOp::AsyncWait:
-    return execAsyncWait(S, M);
+    execAsyncWait(S, M);
+    return true;
   case EmuOp::FenceProxyAsync:
-    return execFenceProxyAsync(S, M);
+    execFenceProxyAsync(S, M);
+    return true;
   case EmuOp::WgmmaMma:
   case EmuOp::WgmmaMmaRs:
-    return execWgmma(S, M);
+    return Collective([&](const LaneList &All) { execWgmma(S, All); });
   case EmuOp::WgmmaFence:
   case EmuOp::WgmmaCommit:
   case EmuOp::WgmmaWait:
-    return execWgmmaSync(S, M);
+    return Collective([&](const LaneList &All) { execWgmmaSync(S, All); });
+  case EmuOp::TmaReady:
+    execTmaReady(S, M);
+    return true;
+  case EmuOp::TmaLoad:
+    execTmaLoad(S, M);
+    return true;
+  case EmuOp::MbarrierInit:
+    execMbarrierInit(S, M);
+    return true;
+  case EmuOp::MbarrierArrive:
+    execMbarrierArrive(S, M);
+    return true;
+  case EmuOp::MbarrierWait:
+    return execMbarrierWait(S, M);
+  case EmuOp::LdgstsArrive:
+    execLdgstsArrive(S, M);
+    return true;
+  case EmuOp::FenceMbarrierInit:
+    execFenceMbarrierInit(S, M);
+    return true;
+  case EmuOp::Setmaxnreg:
+    return meetWarpgroup(S, M, [&](const LaneList &All) {
+      return execSetmaxnreg(S, All);
+    });
   }
+  llvm_unreachable("unknown op");
 }
 
 //===----------------------------------------------------------------------===//
 // Barrier, atomics, vector accesses
 //===----------------------------------------------------------------------===//
 
-void SIMTEmulator::execBarrier(const XStmt &S, const LaneList &M) {
-  if (int64_t(M.size()) != Threads) {
-    uint32_t Missing = 0;
-    while (Missing < M.size() && M[Missing] == Missing)
+bool SIMTEmulator::execBarrier(const XStmt &S, const LaneList &M) {
+  const LaneList &Lanes = Running->Lanes;
+  if (M.size() != Lanes.size()) {
+    uint32_t Missing = Lanes[0];
+    for (size_t I = 0; I != M.size() && M[I] == Missing; ++I)
       ++Missing;
     fail(S.getLoc(), "barrier under thread-dependent control flow: " +
-                         Twine(M.size()) + " of the " + Twine(Threads) +
-                         " threads of the block reach it (thread " +
-                         Twine(Missing) + " does not)");
-    return;
+                         Twine(M.size()) + " of the " + Twine(Lanes.size()) +
+                         " threads of " +
+                         (Scheduled ? "warp " + Twine(Running->Index)
+                                    : Twine("the block")) +
+                         " reach it (thread " + Twine(Missing) + " does not)");
+    return true;
+  }
+  // bar.sync 0: the block's warps may reach it at different statements.
+  if (Scheduled) {
+    if (!(Running->St == Group::State::Blocked && Running->BlockedAt == &S))
+      ++AtBarrier;
+    if (AtBarrier != Groups.size())
+      return false;
+    AtBarrier = 0;
+    for (Group &G : Groups)
+      if (&G != Running && G.St == Group::State::Blocked)
+        G.St = Group::State::Released;
   }
   ++BarrierEpoch;
+  return true;
 }
 
 void SIMTEmulator::execAtomicElem(const XStmt &S, const LaneList &M) {
@@ -382,13 +439,14 @@ void SIMTEmulator::issueCopy(const XStmt &S, uint32_t Lane, uint32_t Dst,
                           "'" + S.opName() + "'"))
     return;
   if (Sync) {
-    writeShared(Dst, Data, 16, Lane);
+    writeShared(Dst, Data, 16, int32_t(Lane));
     return;
   }
   AsyncCopy C;
   C.Addr = Dst;
   std::memcpy(C.Data, Data, 16);
   C.Loc = S.getLoc();
+  C.Seq = Copies[Lane].NextSeq++;
   Copies[Lane].Open.push_back(C);
   for (uint32_t B = Dst; B != Dst + 16; ++B)
     ++SmemCopies[B];
@@ -479,12 +537,23 @@ void SIMTEmulator::execAsyncCopy(const XStmt &S, const LaneList &M) {
   }
 }
 
-void SIMTEmulator::landGroup(std::vector<AsyncCopy> &G, uint32_t Lane) {
-  for (const AsyncCopy &C : G) {
+void SIMTEmulator::landGroup(std::vector<AsyncCopy> &G, uint32_t Lane,
+                             uint64_t UpTo) {
+  // In a scheduled kernel the copies are the thread's own agent, which an
+  // arrive-on releases or a wait acquires.
+  int32_t Writer = Scheduled ? accessor::CopiesOf - int32_t(Lane) : int32_t(Lane);
+  size_t Keep = 0;
+  for (size_t I = 0; I != G.size(); ++I) {
+    const AsyncCopy &C = G[I];
+    if (C.Seq > UpTo) {
+      G[Keep++] = C;
+      continue;
+    }
     for (uint32_t B = C.Addr; B != C.Addr + 16; ++B)
       --SmemCopies[B];
-    writeShared(C.Addr, C.Data, 16, Lane);
+    writeShared(C.Addr, C.Data, 16, Writer);
   }
+  G.resize(Keep);
 }
 
 void SIMTEmulator::execAsyncWait(const XStmt &S, const LaneList &M) {
@@ -495,7 +564,15 @@ void SIMTEmulator::execAsyncWait(const XStmt &S, const LaneList &M) {
       landGroup(G.Committed.front(), L);
       G.Committed.pop_front();
     }
+    if (Scheduled) {
+      // The thread sees its landed copies.
+      uint32_t A = agentIndex(accessor::CopiesOf - int32_t(L));
+      uint32_t &Seen = clocksOf(L)[A];
+      Seen = std::max(Seen, Clock[A]);
+      ++Clock[A];
+    }
   }
+  MaskClocksValid = false;
 }
 
 /// fence.proxy.async: this thread's generic-proxy writes to shared memory,
@@ -507,10 +584,31 @@ void SIMTEmulator::execFenceProxyAsync(const XStmt &S, const LaneList &M) {
   std::vector<uint8_t> Fencing(MaxLanes, 0);
   for (uint32_t L : M)
     Fencing[L] = 1;
+  // Scheduled kernels: the latest clock of each agent some fencing thread
+  // has seen.
+  std::vector<uint32_t> Seen;
+  if (Scheduled) {
+    Seen.assign(NumAgents, 0);
+    for (uint32_t L : M) {
+      const uint32_t *V = clocksOf(L);
+      for (uint32_t A = 0; A != NumAgents; ++A)
+        Seen[A] = std::max(Seen[A], V[A]);
+    }
+  }
+  auto Covers = [&](const UnfencedWrite &W) {
+    if (W.Epoch != BarrierEpoch || W.Writer == accessor::Several)
+      return true;
+    if (W.Writer >= 0 && Fencing[uint32_t(W.Writer)])
+      return true;
+    if (accessor::isCopies(W.Writer) &&
+        Fencing[uint32_t(accessor::CopiesOf - W.Writer)])
+      return true;
+    return Scheduled && Seen[agentIndex(W.Writer)] >= W.Clock;
+  };
   std::vector<uint32_t> Live;
   for (uint32_t Id : UnfencedLive) {
     const UnfencedWrite &W = UnfencedLog[Id];
-    if (!Fencing[W.Lane] && W.Epoch == BarrierEpoch) {
+    if (!Covers(W)) {
       Live.push_back(Id);
       continue;
     }
@@ -574,9 +672,9 @@ void SIMTEmulator::execWgmma(const XStmt &S, const LaneList &M) {
   regionStarts(RA, M, AS.data());
   regionStarts(RB, M, BS.data());
   regionStarts(RC, M, CS.data());
-  LaneValues AOff, BOff = eval(S.Exprs[Rs ? 0 : 1], M);
+  LaneValues AOff, BOff = evalOperand(S.Exprs[Rs ? 0 : 1], M);
   if (!Rs)
-    AOff = eval(S.Exprs[0], M);
+    AOff = evalOperand(S.Exprs[0], M);
   if (Failed)
     return;
   for (const auto &Group : Groups) {
@@ -652,15 +750,15 @@ void SIMTEmulator::execWgmma(const XStmt &S, const LaneList &M) {
             return false;
           }
           if (!readShared(uint32_t(Addr), 2, -1, S.getLoc(),
-                          "'" + S.opName() + "'"))
+                          "'" + S.opName() + "'", /*Record=*/!Scheduled))
             return false;
           if (TrackProxy)
             for (uint32_t Byte = uint32_t(Addr); Byte != uint32_t(Addr) + 2; ++Byte)
               if (int32_t Id = SmemUnfenced[Byte]) {
                 const UnfencedWrite &U = UnfencedLog[Id - 1];
                 fail(S.getLoc(), "'" + S.opName() + "' reads " +
-                                     describeSharedByte(Byte) + ", which thread " +
-                                     Twine(U.Lane) +
+                                     describeSharedByte(Byte) + ", which " +
+                                     describeAccessor(U.Writer) +
                                      " wrote through the generic proxy (a "
                                      "store or cp.async) with no "
                                      "cuda.fence_proxy_async since",
@@ -749,16 +847,24 @@ void SIMTEmulator::retireWgmma(WgmmaInFlight &W) {
         --A.InFlight[T * A.NumElems + W.AStart + I];
     }
   }
-  // Done reading: other warpgroups may overwrite the bytes after a barrier.
+  // Done reading: other warpgroups may overwrite the bytes once ordered
+  // after this (a barrier; an arrival of the warpgroup's first thread after
+  // the wait that retired it, and a wait on that phase).
   uint32_t Epoch = uint32_t(BarrierEpoch + 1);
-  int32_t Reader = -10 - int32_t(W.Lane0 / 128);
+  int32_t Reader = accessor::WgmmaOf - int32_t(W.Lane0 / 128);
+  uint32_t Stamp = clockOf(Reader);
   for (uint32_t Addr : W.SmemRead)
     for (uint32_t B = Addr; B != Addr + 2; ++B) {
       --SmemWgmmaReads[B];
-      if (SmemReadEpoch[B] == Epoch && SmemReader[B] != Reader)
-        SmemReader[B] = -2;
-      else
+      if (Scheduled) {
+        if (SmemReadEpoch[B] != Epoch)
+          SmemReadSet[B] = 0;
+        SmemReadSet[B] = addReader(SmemReadSet[B], Reader, Stamp);
+      } else if (SmemReadEpoch[B] == Epoch && SmemReader[B] != Reader) {
+        SmemReader[B] = accessor::Several;
+      } else {
         SmemReader[B] = Reader;
+      }
       SmemReadEpoch[B] = Epoch;
     }
 }
