@@ -21,6 +21,16 @@ namespace hopper {
 /// Registers per thread of the producer warpgroup after setmaxnreg.dec.
 constexpr int64_t ProducerRegisters = 40;
 
+/// Registers per consumer thread after setmaxnreg.inc: what a producer
+/// warpgroup of \p Producer registers per thread leaves of the 64K
+/// registers, at most 240.
+inline int64_t consumerRegisters(int64_t ConsumerWarpgroups,
+                                 int64_t Producer = ProducerRegisters) {
+  int64_t PerThread = 65536 / 128;
+  int64_t R = (PerThread - Producer) / ConsumerWarpgroups / 8 * 8;
+  return R < 240 ? R : 240;
+}
+
 struct WarpSpecializeOptions {
   /// wgmma groups each consumer iteration leaves in flight (0 or 1) before
   /// it releases the stage of the oldest one.
