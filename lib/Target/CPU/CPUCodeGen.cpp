@@ -70,6 +70,22 @@ public:
   }
 };
 
+/// Makes \p St store its value as a vector of integers of the same element
+/// width when the elements are half or bfloat. LLVM 22's x86 instruction
+/// selection has non-temporal store patterns for integer, float and double
+/// vectors only: where AVX512-FP16 or AVX512-BF16 make half and bfloat
+/// vectors legal types, such a store silently becomes an ordinary one
+/// (vmovaps), which reads each line of the output before writing it.
+void storeAsIntegers(llvm::StoreInst *St) {
+  auto *VT = llvm::cast<llvm::FixedVectorType>(St->getValueOperand()->getType());
+  if (!VT->getElementType()->isHalfTy() && !VT->getElementType()->isBFloatTy())
+    return;
+  llvm::IRBuilder<> B(St);
+  St->setOperand(0, B.CreateBitCast(St->getValueOperand(),
+                                    llvm::FixedVectorType::get(B.getInt16Ty(),
+                                                               VT->getNumElements())));
+}
+
 /// Marks the vector stores of kernels to memory other than their own stack
 /// non-temporal, and ends each such kernel with a store fence so that
 /// the stores are visible when the task's completion is. After
@@ -101,6 +117,7 @@ void streamGlobalStores(llvm::Module &LM) {
             llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(St->getPointerOperand())))
           continue;
         St->setMetadata(llvm::LLVMContext::MD_nontemporal, One);
+        storeAsIntegers(St);
         Stores.push_back(St);
       }
     if (Stores.empty())
