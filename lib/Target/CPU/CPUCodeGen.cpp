@@ -68,6 +68,23 @@ public:
     A->setAlignment(llvm::Align(64));
     return A;
   }
+
+  /// cpu.prefetch: llvm.prefetch of the element's address (read, data
+  /// cache, the op's locality). The element may lie past the tensor's end,
+  /// so its address is computed without inbounds.
+  llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K, const OpStmt &Op,
+                           llvm::ArrayRef<llvm::Value *> Operands) override {
+    if (Op.getName() != "cpu.prefetch")
+      return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
+    llvm::Value *Addr = Operands[0];
+    if (auto *G = llvm::dyn_cast<llvm::GetElementPtrInst>(Addr))
+      G->setNoWrapFlags(llvm::GEPNoWrapFlags::none());
+    B.CreateIntrinsic(llvm::Intrinsic::prefetch, {Addr->getType()},
+                      {Addr, B.getInt32(0),
+                       B.getInt32(uint32_t(Op.getAttrOrDefault("locality").getInt())),
+                       B.getInt32(1)});
+    return llvm::Error::success();
+  }
 };
 
 /// Makes \p St store its value as a vector of integers of the same element
