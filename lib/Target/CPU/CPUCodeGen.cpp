@@ -90,9 +90,10 @@ public:
 /// Makes \p St store its value as a vector of integers of the same element
 /// width when the elements are half or bfloat. LLVM 22's x86 instruction
 /// selection has non-temporal store patterns for integer, float and double
-/// vectors only: where AVX512-FP16 or AVX512-BF16 make half and bfloat
-/// vectors legal types, such a store silently becomes an ordinary one
-/// (vmovaps), which reads each line of the output before writing it.
+/// vectors only: on AVX-512 targets (skylake-avx512, cooperlake, znver4,
+/// sapphirerapids), where half and bfloat vectors are legal types, such a
+/// store silently becomes an ordinary one (vmovaps), which reads each line
+/// of the output before writing it.
 void storeAsIntegers(llvm::StoreInst *St) {
   auto *VT = llvm::cast<llvm::FixedVectorType>(St->getValueOperand()->getType());
   if (!VT->getElementType()->isHalfTy() && !VT->getElementType()->isBFloatTy())
