@@ -45,6 +45,11 @@ def main():
     ap.add_argument("--quick", action="store_true", help="GEMM at 4096 only")
     ap.add_argument("--only-gemm", action="store_true",
                     help="the GEMM rows only (no attention, add, rmsnorm)")
+    ap.add_argument("--attention", default="examples/flash_attention.tile",
+                    help="comma-separated FlashAttention kernels (entries "
+                         "flash_attention and flash_attention_causal)")
+    ap.add_argument("--only-attention", action="store_true",
+                    help="the attention rows only")
     o = ap.parse_args()
     sizes = [4096] if o.quick else [int(s) for s in o.sizes.split(",")]
     import torch
@@ -58,6 +63,8 @@ def main():
 
     for name, dt, path in [("fp16", torch.float16, o.gemm_f16),
                            ("bf16", torch.bfloat16, o.gemm_bf16)]:
+        if o.only_attention:
+            break
         for n in sizes:
             t, err = tile_time(o.jit, o.target,
                                [path, "--dim", f"M={n}", "--dim", f"N={n}",
@@ -81,16 +88,19 @@ def other_rows(o, add_row):
     q = torch.randn(B, H, S, D, device="cuda", dtype=torch.float16)
     k, v = torch.randn_like(q), torch.randn_like(q)
     for causal, entry in [(False, "flash_attention"), (True, "flash_attention_causal")]:
-        t, err = tile_time(o.jit, o.target,
-                           ["examples/flash_attention.tile", f"-entry={entry}",
-                            "--dim", f"B={B}", "--dim", f"H={H}", "--dim", f"S={S}"],
-                           o.reps)
         tp = peers.bench(lambda: torch.nn.functional.scaled_dot_product_attention(
             q, k, v, is_causal=causal))
         fl = 4 * B * H * S * S * D / (2 if causal else 1)
-        add_row(f"attention fwd fp16 B8 H16 S2048 D128 causal={int(causal)} vs SDPA",
-                fl / t / 1e12 if t else None, fl / tp / 1e12, "TFLOP/s", err)
+        for path in o.attention.split(","):
+            t, err = tile_time(o.jit, o.target,
+                               [path, f"-entry={entry}", "--dim", f"B={B}",
+                                "--dim", f"H={H}", "--dim", f"S={S}"], o.reps)
+            add_row(f"attention fp16 B8 H16 S2048 D128 causal={int(causal)} "
+                    f"({os.path.basename(path)}) vs SDPA",
+                    fl / t / 1e12 if t else None, fl / tp / 1e12, "TFLOP/s", err)
     del q, k, v
+    if o.only_attention:
+        return
 
     n = 1 << 28
     x = torch.randn(n, device="cuda")

@@ -126,13 +126,16 @@ llvm::Error tile::emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
       AK.GridRank = K->getGrid().size();
       AK.Threads = K->getThreads()->getConstInt().value_or(1);
       AK.SharedBytes = KE.SharedBytes;
-      AK.NumArgs = KE.Captures.size();
+      AK.NumArgs = KE.Captures.size() + KE.TensorMaps.size();
       const llvm::DataLayout &DL = LM.getDataLayout();
       for (const KernelCapture &Cap : KE.Captures)
         AK.ArgBytes.push_back(
             Cap.isBuffer()
                 ? DL.getPointerSize(T.getGlobalAddressSpace())
                 : DL.getTypeStoreSize(getLLVMType(C, Cap.V->getDType())));
+      for (size_t I = 0; I != KE.TensorMaps.size(); ++I)
+        AK.ArgBytes.push_back(ArtifactTensorMap::Bytes);
+      AK.TensorMaps = std::move(KE.TensorMaps);
       Entry->Kernels.push_back(std::move(AK));
     });
     if (Err)

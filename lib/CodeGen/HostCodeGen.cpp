@@ -8,8 +8,10 @@
 // rank, dtype, shape, symbolic dimensions shared between tensors, strides,
 // null data, alignment), binds the symbolic dimensions, runs the host part
 // of the function (lets, workspaces, conditions) and launches each kernel
-// through tile_rt_launch. A failed check calls tile_rt_fail with a message
-// naming the argument and what was expected, and nothing is launched.
+// through tile_rt_launch, with the tensor maps its artifact description
+// asks for built by tile_rt_tensor_map. A failed check calls tile_rt_fail
+// with a message naming the argument and what was expected, and nothing is
+// launched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +77,11 @@ private:
                           llvm::Value *Arg);
   llvm::Error emitHostBlock(const Block &Blk);
   llvm::Error emitLaunch(const KernelStmt &K, unsigned Index);
+  llvm::Value *emitTensorMap(const ArtifactTensorMap &M, unsigned Index,
+                             unsigned MapIndex, const BufferValue &Buf,
+                             llvm::Value *Data);
+  /// if (!P) { free the workspaces; return 1; } (the runtime recorded why)
+  void checkRuntimeResult(llvm::Value *P);
   void freeWorkspaces() {
     for (llvm::Value *W : Workspaces)
       B.CreateCall(LM.getOrInsertFunction(
@@ -236,11 +243,69 @@ llvm::Error HostEmitter::checkTensor(unsigned I, const BufferValue &Buf,
   return llvm::Error::success();
 }
 
+void HostEmitter::checkRuntimeResult(llvm::Value *P) {
+  llvm::BasicBlock *Ok = llvm::BasicBlock::Create(C, "rt.ok", Fn);
+  llvm::BasicBlock *Bad = llvm::BasicBlock::Create(C, "rt.failed", Fn);
+  B.CreateCondBr(B.CreateIsNotNull(P), Ok, Bad,
+                 llvm::MDBuilder(C).createLikelyBranchWeights());
+  B.SetInsertPoint(Bad);
+  freeWorkspaces();
+  B.CreateRet(B.getInt32(1));
+  B.SetInsertPoint(Ok);
+}
+
+/// tile_rt_tensor_map(ctx, kernel, map, data, rank, dims, strides) for the
+/// tensor \p Buf at \p Data: its extents and strides (declared, or
+/// row-major) as the host sees them.
+llvm::Value *HostEmitter::emitTensorMap(const ArtifactTensorMap &M,
+                                        unsigned Index, unsigned MapIndex,
+                                        const BufferValue &Buf,
+                                        llvm::Value *Data) {
+  unsigned Rank = Buf.getRank();
+  auto *ArrTy = llvm::ArrayType::get(B.getInt64Ty(), std::max(Rank, 1u));
+  llvm::Value *Dims = B.CreateAlloca(ArrTy, nullptr, "tmap.dims");
+  llvm::Value *Strides = B.CreateAlloca(ArrTy, nullptr, "tmap.strides");
+  std::vector<llvm::Value *> Extent(Rank);
+  for (unsigned D = 0; D != Rank; ++D)
+    Extent[D] = B.CreateSExt(Em.emit(*Buf.getShape()[D]), B.getInt64Ty());
+  llvm::Value *RowMajor = B.getInt64(1);
+  for (unsigned D = Rank; D-- > 0;) {
+    llvm::Value *S = Buf.getStrides().empty()
+                         ? RowMajor
+                         : B.CreateSExt(Em.emit(*Buf.getStrides()[D]), B.getInt64Ty());
+    B.CreateStore(Extent[D], B.CreateConstInBoundsGEP2_64(ArrTy, Dims, 0, D));
+    B.CreateStore(S, B.CreateConstInBoundsGEP2_64(ArrTy, Strides, 0, D));
+    RowMajor = B.CreateMul(RowMajor, Extent[D]);
+  }
+  llvm::FunctionCallee Fn = LM.getOrInsertFunction(
+      "tile_rt_tensor_map",
+      llvm::FunctionType::get(B.getPtrTy(),
+                              {B.getPtrTy(), B.getInt32Ty(), B.getInt32Ty(),
+                               B.getPtrTy(), B.getInt32Ty(), B.getPtrTy(),
+                               B.getPtrTy()},
+                              false));
+  llvm::Value *P = B.CreateCall(
+      Fn, {Ctx, B.getInt32(Index), B.getInt32(MapIndex), Data,
+           B.getInt32(Rank), Dims, Strides},
+      "tmap." + M.Name);
+  checkRuntimeResult(P);
+  return P;
+}
+
 llvm::Error HostEmitter::emitLaunch(const KernelStmt &K, unsigned Index) {
   std::vector<KernelCapture> Caps = getKernelCaptures(F, K);
+  // Arguments: the captures, then the tensor maps device codegen added.
+  const std::vector<ArtifactTensorMap> *Maps =
+      Entry.Kernels.size() > Index ? &Entry.Kernels[Index].TensorMaps : nullptr;
+  size_t NumArgs = Caps.size() + (Maps ? Maps->size() : 0);
   llvm::Value *Argv = B.CreateAlloca(
-      llvm::ArrayType::get(B.getPtrTy(), std::max<size_t>(Caps.size(), 1)),
+      llvm::ArrayType::get(B.getPtrTy(), std::max<size_t>(NumArgs, 1)),
       nullptr, "argv");
+  auto ArgSlot = [&](size_t I) {
+    return B.CreateConstInBoundsGEP2_64(
+        llvm::ArrayType::get(B.getPtrTy(), std::max<size_t>(NumArgs, 1)), Argv,
+        0, I);
+  };
   for (unsigned I = 0; I != Caps.size(); ++I) {
     const Value *V = Caps[I].V;
     llvm::Value *Val;
@@ -258,10 +323,22 @@ llvm::Error HostEmitter::emitLaunch(const KernelStmt &K, unsigned Index) {
     }
     llvm::Value *Slot = B.CreateAlloca(Val->getType());
     B.CreateStore(Val, Slot);
-    B.CreateStore(Slot, B.CreateConstInBoundsGEP2_64(
-                            llvm::ArrayType::get(B.getPtrTy(),
-                                                 std::max<size_t>(Caps.size(), 1)),
-                            Argv, 0, I));
+    B.CreateStore(Slot, ArgSlot(I));
+  }
+  for (unsigned I = 0; Maps && I != Maps->size(); ++I) {
+    const ArtifactTensorMap &M = (*Maps)[I];
+    const auto *Buf = M.Tensor < Caps.size() ? dyn_cast<BufferValue>(Caps[M.Tensor].V)
+                                             : nullptr;
+    if (!Buf || M.Arg >= NumArgs || M.Arg < Caps.size())
+      return llvm::createStringError(
+          "tensor map #" + std::to_string(I) + " of kernel #" +
+          std::to_string(Index) + " names argument " + std::to_string(M.Tensor) +
+          " as its tensor and " + std::to_string(M.Arg) +
+          " as its own; the kernel's tensors are among its " +
+          std::to_string(Caps.size()) + " captures");
+    // The map's bytes are the argument's value.
+    B.CreateStore(emitTensorMap(M, Index, I, *Buf, Em.lookupBuffer(Buf)->Base),
+                  ArgSlot(M.Arg));
   }
   llvm::Value *G[3] = {B.getInt32(1), B.getInt32(1), B.getInt32(1)};
   for (unsigned D = 0; D != K.getGrid().size(); ++D)

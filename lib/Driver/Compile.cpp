@@ -41,21 +41,25 @@ private:
 };
 } // namespace
 
-llvm::Expected<KernelArtifact>
-tile::compileModule(const TargetRegistry &Registry, const BackendContext &Ctx,
-                    Module &M, DiagnosticEngine &Diag, CompileTimings *Timings) {
-  const TargetBackendInfo &B = Ctx.getBackend();
+llvm::Error tile::lowerModule(const TargetRegistry &Registry,
+                              const BackendContext &Ctx, Module &M,
+                              DiagnosticEngine &Diag, CompileTimings *Timings) {
   {
     StageTimer ST(Timings, "dialect check");
     if (!verifyDialectUse(Registry, Ctx, M, Diag))
       return llvm::createStringError("the module uses ops the target does not "
                                      "provide");
   }
-  {
-    StageTimer ST(Timings, "pipeline");
-    if (llvm::Error E = B.Pipeline(Ctx, M))
-      return std::move(E);
-  }
+  StageTimer ST(Timings, "pipeline");
+  return Ctx.getBackend().Pipeline(Ctx, M);
+}
+
+llvm::Expected<KernelArtifact>
+tile::compileModule(const TargetRegistry &Registry, const BackendContext &Ctx,
+                    Module &M, DiagnosticEngine &Diag, CompileTimings *Timings) {
+  const TargetBackendInfo &B = Ctx.getBackend();
+  if (llvm::Error E = lowerModule(Registry, Ctx, M, Diag, Timings))
+    return std::move(E);
   KernelArtifact A;
   A.Target = Ctx.getTarget().str();
   A.ExecBackend = Ctx.getExecBackend().Name;

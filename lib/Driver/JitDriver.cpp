@@ -3,7 +3,9 @@
 // Parse -> resolve the BackendContext once -> compile -> build and load on
 // the execution backend -> make or read inputs (poisoning what the kernel
 // only writes) -> launch -> write outputs -> check against the reference
-// interpreter -> time.
+// interpreter -> time. With --emulate, the target backend's pipeline and
+// then its emulator take the place of code generation, the execution
+// backend and the launch; outputs and checks are the same.
 //
 // tile-jit passes tensors to the entry point as given: the checks of the
 // generated host code, not tile-jit, decide whether an argument is
@@ -16,9 +18,11 @@
 #include "tile/Driver/HostTensor.h"
 #include "tile/Driver/Reference.h"
 #include "tile/Exec/Executor.h"
+#include "tile/IR/Interpreter.h"
 #include "tile/IR/Parser.h"
 #include "tile/IR/Verifier.h"
 #include "tile/IR/Walk.h"
+#include "tile/Target/Emulator.h"
 #include "tile/Target/TargetRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -90,6 +94,24 @@ private:
   }
 
   void analyzeAccess();
+  /// --emulate: the backend's pipeline over \p M, then its emulator on
+  /// \p Tensors; fills \p Results with the tensors the function writes.
+  /// Returns 0, or 1 after reporting an error.
+  int emulate(const BackendContext &Ctx, Module &M, DiagnosticEngine &Diag,
+              CompileTimings &Timings, llvm::SourceMgr &SM,
+              std::map<std::string, HostTensor> &Tensors,
+              const std::map<std::string, double> &ScalarValues,
+              const std::map<std::string, int64_t> &IntScalars,
+              std::map<std::string, HostTensor> &Results);
+  /// The `ran` line, --output files and --check once \p Results are in:
+  /// 0, 1 when results differ from the reference, nothing after an error.
+  std::optional<int>
+  report(const std::string &RanOn, const Function &RefF,
+         std::map<std::string, HostTensor> &Tensors,
+         const std::map<std::string, HostTensor> &Results,
+         const std::map<std::string, double> &ScalarValues,
+         const std::vector<std::pair<std::string, std::string>> &OutArgs,
+         llvm::SourceMgr &SM);
   std::optional<std::vector<int64_t>> shapeOf(const BufferValue &B);
   std::optional<double> countFlops(const Function &Fn);
 
@@ -548,13 +570,23 @@ int Jit::run() {
 
   // Resolve once, compile, build and load.
   ResolveOptions RO;
-  RO.RequireAvailable = true;
+  // The emulator runs on the host: the execution backend is not used.
+  RO.RequireAvailable = !Opts.Emulate;
   llvm::Expected<BackendContext> Ctx = resolveBackendContext(
       Registry, Opts.Target, Opts.HostTarget, Opts.ExecBackend, RO);
   if (!Ctx)
     return fail(llvm::toString(Ctx.takeError()));
   CompileTimings Timings;
   Timings.add("parse+verify", ParseSec);
+  if (Opts.Emulate) {
+    std::map<std::string, HostTensor> Results;
+    if (emulate(*Ctx, *Single, Diag, Timings, SM, Tensors, ScalarValues,
+                IntScalars, Results))
+      return 1;
+    std::optional<int> RC = report(Ctx->getTarget().str() + " (emulated)", RefF,
+                                   Tensors, Results, ScalarValues, OutArgs, SM);
+    return RC ? *RC : 1;
+  }
   // The execution backend starts (a GPU driver's initialisation and context
   // take ~0.1 s) on its own thread while the module compiles. Native target
   // registration, which both sides may ask for, happens here first, once.
@@ -635,13 +667,14 @@ int Jit::run() {
       continue;
     }
     HostTensor &T = Tensors[Name];
-    auto Mem = (*Ex)->allocate(std::max<size_t>(T.getNumBytes(), 1));
+    auto Mem = (*Ex)->allocate(std::max<size_t>(T.getNumBytes() + Opts.DataOffset, 1));
     if (!Mem) {
       Cleanup();
       return fail(llvm::toString(Mem.takeError()));
     }
     Dev[I].Ptr = *Mem;
-    if (llvm::Error E = (*Ex)->copyToDevice(*Mem, T.data(), T.getNumBytes())) {
+    if (llvm::Error E = (*Ex)->copyToDevice(static_cast<char *>(*Mem) + Opts.DataOffset,
+                                            T.data(), T.getNumBytes())) {
       Cleanup();
       return fail(llvm::toString(std::move(E)));
     }
@@ -654,7 +687,7 @@ int Jit::run() {
     DL.dtype = {Code, Bits, 1};
     DL.shape = Dev[I].Shape.data();
     DL.strides = nullptr;
-    DL.byte_offset = 0;
+    DL.byte_offset = Opts.DataOffset;
     Args[I].kind = TILE_ARG_TENSOR;
     Args[I].value.tensor = &DL;
   }
@@ -674,62 +707,22 @@ int Jit::run() {
     if (!P->isBuffer() || !Written.count(P))
       continue;
     HostTensor R = Tensors[P->getName().str()];
-    if (llvm::Error E = (*Ex)->copyFromDevice(R.data(), Dev[I].Ptr, R.getNumBytes())) {
+    if (llvm::Error E = (*Ex)->copyFromDevice(
+            R.data(), static_cast<char *>(Dev[I].Ptr) + Opts.DataOffset,
+            R.getNumBytes())) {
       Cleanup();
       return fail(llvm::toString(std::move(E)));
     }
     Results[P->getName().str()] = std::move(R);
   }
-  Out << "ran @" << F->getName() << " on " << Ctx->getTarget().str() << " ("
-      << Ctx->getExecBackend().Name << ")";
-  if (!DimValues.empty()) {
-    Out << " with";
-    for (auto &[K, V] : DimValues)
-      Out << " " << K << "=" << V;
+  std::optional<int> Checked =
+      report(Ctx->getTarget().str() + " (" + Ctx->getExecBackend().Name + ")",
+             RefF, Tensors, Results, ScalarValues, OutArgs, SM);
+  if (!Checked) {
+    Cleanup();
+    return 1;
   }
-  Out << "\n";
-  for (auto &[K, V] : OutArgs) {
-    auto It = Results.find(K);
-    const HostTensor &T = It != Results.end() ? It->second : Tensors[K];
-    if (llvm::Error E = writeNpy(V, T)) {
-      Cleanup();
-      return fail(llvm::toString(std::move(E)));
-    }
-  }
-
-  int RC = 0;
-  if (Opts.Check) {
-    std::map<std::string, HostTensor> Initial;
-    for (auto &[K, V] : Tensors)
-      Initial[K] = V;
-    llvm::Expected<std::map<std::string, ReferenceResult>> Ref =
-        runReference(RefF, Initial, ScalarValues, SM);
-    if (!Ref) {
-      Cleanup();
-      return fail("reference interpreter: " + llvm::toString(Ref.takeError()));
-    }
-    for (auto &[Name, R] : Results) {
-      auto It = Ref->find(Name);
-      if (It == Ref->end())
-        continue;
-      CheckReport C = compareWithReference(R, It->second);
-      Out << "check " << Name << " (" << getDTypeName(R.getDType()) << ", "
-          << R.getNumElements() << " elements): "
-          << llvm::format("max abs error %.3e, max rel error %.3e, tolerance "
-                          "atol %.1e rtol %.1e",
-                          C.MaxAbsErr, C.MaxRelErr, C.ATol, C.RTol);
-      if (C.Failures) {
-        Out << ": FAILED at " << C.Failures << " elements (first at index "
-            << C.FirstBad << ": got " << llvm::format("%g", C.FirstGot)
-            << ", expected " << llvm::format("%g", C.FirstWant) << ")\n";
-        RC = 1;
-      } else {
-        Out << ": ok\n";
-      }
-    }
-    if (RC)
-      Err << "tile-jit: error: results differ from the reference interpreter\n";
-  }
+  int RC = *Checked;
 
   if (Opts.Bench) {
     for (int W = 0; W < 2; ++W)
@@ -785,6 +778,166 @@ int Jit::run() {
   }
   Cleanup();
   return RC;
+}
+
+/// \p Index of a row-major tensor of \p Shape as coordinates.
+static std::string formatCoordinates(int64_t Index,
+                                     const std::vector<int64_t> &Shape) {
+  std::vector<int64_t> C(Shape.size());
+  for (size_t D = Shape.size(); D-- > 0;) {
+    C[D] = Shape[D] ? Index % Shape[D] : 0;
+    Index = Shape[D] ? Index / Shape[D] : 0;
+  }
+  std::string S = "[";
+  for (size_t D = 0; D != C.size(); ++D)
+    S += (D ? ", " : "") + std::to_string(C[D]);
+  return S + "]";
+}
+
+std::optional<int>
+Jit::report(const std::string &RanOn, const Function &RefF,
+            std::map<std::string, HostTensor> &Tensors,
+            const std::map<std::string, HostTensor> &Results,
+            const std::map<std::string, double> &ScalarValues,
+            const std::vector<std::pair<std::string, std::string>> &OutArgs,
+            llvm::SourceMgr &SM) {
+  Out << "ran @" << F->getName() << " on " << RanOn;
+  if (!DimValues.empty()) {
+    Out << " with";
+    for (auto &[K, V] : DimValues)
+      Out << " " << K << "=" << V;
+  }
+  Out << "\n";
+  for (auto &[K, V] : OutArgs) {
+    auto It = Results.find(K);
+    const HostTensor &T = It != Results.end() ? It->second : Tensors[K];
+    if (llvm::Error E = writeNpy(V, T)) {
+      fail(llvm::toString(std::move(E)));
+      return std::nullopt;
+    }
+  }
+  int RC = 0;
+  if (!Opts.Check)
+    return RC;
+  std::map<std::string, HostTensor> Initial;
+  for (auto &[K, V] : Tensors)
+    Initial[K] = V;
+  llvm::Expected<std::map<std::string, ReferenceResult>> Ref =
+      runReference(RefF, Initial, ScalarValues, SM);
+  if (!Ref) {
+    fail("reference interpreter: " + llvm::toString(Ref.takeError()));
+    return std::nullopt;
+  }
+  for (auto &[Name, R] : Results) {
+    auto It = Ref->find(Name);
+    if (It == Ref->end())
+      continue;
+    CheckReport C = compareWithReference(R, It->second);
+    Out << "check " << Name << " (" << getDTypeName(R.getDType()) << ", "
+        << R.getNumElements() << " elements): "
+        << llvm::format("max abs error %.3e, max rel error %.3e, tolerance "
+                        "atol %.1e rtol %.1e",
+                        C.MaxAbsErr, C.MaxRelErr, C.ATol, C.RTol);
+    if (C.Failures) {
+      Out << ": FAILED at " << C.Failures << " elements (first at index "
+          << C.FirstBad;
+      if (R.getShape().size() > 1)
+        Out << " " << formatCoordinates(C.FirstBad, R.getShape());
+      Out << ": got " << llvm::format("%g", C.FirstGot) << ", expected "
+          << llvm::format("%g", C.FirstWant) << ")\n";
+      RC = 1;
+    } else {
+      Out << ": ok\n";
+    }
+  }
+  if (RC)
+    Err << "tile-jit: error: results differ from the reference interpreter\n";
+  return RC;
+}
+
+int Jit::emulate(const BackendContext &Ctx, Module &M, DiagnosticEngine &Diag,
+                 CompileTimings &Timings, llvm::SourceMgr &SM,
+                 std::map<std::string, HostTensor> &Tensors,
+                 const std::map<std::string, double> &ScalarValues,
+                 const std::map<std::string, int64_t> &IntScalars,
+                 std::map<std::string, HostTensor> &Results) {
+  const TargetBackendInfo &B = Ctx.getBackend();
+  if (!B.Emulator) {
+    std::vector<std::string> With;
+    for (const TargetBackendInfo *O : Registry.getBackends())
+      if (O->Emulator)
+        With.push_back(O->Name);
+    std::sort(With.begin(), With.end());
+    return fail("target '" + Opts.Target + "' (backend " + B.Name +
+                ") has no emulator; --emulate runs on the backends that have "
+                "one: " +
+                (With.empty() ? std::string("none") : llvm::join(With, ", ")));
+  }
+  if (Opts.Bench)
+    return fail("--bench times the execution backend; it cannot be combined "
+                "with --emulate");
+  if (llvm::Error E = lowerModule(Registry, Ctx, M, Diag, &Timings)) {
+    std::string Msg = llvm::toString(std::move(E));
+    if (Diag.hadError())
+      return 1; // already reported with its location
+    if (llvm::StringRef(Msg).contains(": error: ")) {
+      Err << Msg << (llvm::StringRef(Msg).ends_with("\n") ? "" : "\n");
+      return 1;
+    }
+    return fail(Msg);
+  }
+  // The function as the pipeline left it, on the tensors' values.
+  const Function &Lowered = *M.lookupFunction(F->getName());
+  std::vector<TensorArg> Storage(Lowered.getParams().size());
+  std::vector<ArgValue> Args;
+  for (size_t I = 0; I != Lowered.getParams().size(); ++I) {
+    const Value *P = Lowered.getParams()[I].get();
+    std::string Name = P->getName().str();
+    if (P->isBuffer()) {
+      const HostTensor &T = Tensors[Name];
+      Storage[I].Shape = T.getShape();
+      Storage[I].Data.resize(size_t(T.getNumElements()));
+      for (int64_t E = 0; E != T.getNumElements(); ++E)
+        Storage[I].Data[size_t(E)] = T.get(E);
+      Args.push_back(ArgValue::tensor(Storage[I]));
+    } else if (isFloat(P->getDType())) {
+      Args.push_back(ArgValue::scalar(ScalarValues.at(Name)));
+    } else {
+      auto It = IntScalars.find(Name);
+      Args.push_back(ArgValue::integer(It != IntScalars.end()
+                                           ? It->second
+                                           : int64_t(ScalarValues.at(Name))));
+    }
+  }
+  EmulatorOptions EO;
+  EO.SM = &SM;
+  EO.DataOffset = Opts.DataOffset;
+  auto T0 = std::chrono::steady_clock::now();
+  if (llvm::Error E = B.Emulator(Ctx, Lowered, Args, EO)) {
+    std::string Msg = llvm::toString(std::move(E));
+    if (llvm::StringRef(Msg).contains(": error: ")) {
+      Err << Msg << (llvm::StringRef(Msg).ends_with("\n") ? "" : "\n");
+      return 1;
+    }
+    return fail("emulator: " + Msg);
+  }
+  Timings.add("emulation", std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - T0)
+                               .count());
+  if (Opts.PrintCompileTime) {
+    Out << "compile time (" << Ctx.getTarget().str() << ", emulated):\n";
+    Timings.print(Out);
+  }
+  for (size_t I = 0; I != Lowered.getParams().size(); ++I) {
+    const Value *P = F->getParams()[I].get();
+    if (!P->isBuffer() || !Written.count(P))
+      continue;
+    HostTensor R = Tensors[P->getName().str()];
+    for (int64_t E = 0; E != R.getNumElements(); ++E)
+      R.set(E, Storage[I].Data[size_t(E)]);
+    Results[P->getName().str()] = std::move(R);
+  }
+  return 0;
 }
 
 int tile::runJit(const JitOptions &Opts, const TargetRegistry &Registry,

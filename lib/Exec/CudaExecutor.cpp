@@ -6,14 +6,16 @@
 // object runs in this process through ORC, as for the CPU, and reaches the
 // GPU only through the runtime ABI: tile_rt_launch becomes cuLaunchKernel
 // (raising the dynamic shared memory limit past 48 KB first when a kernel
-// needs it), workspaces come from cuMemAlloc. Driver errors carry
-// cuGetErrorName/cuGetErrorString text.
+// needs it), workspaces come from cuMemAlloc, and tile_rt_tensor_map
+// encodes TMA descriptors with cuTensorMapEncodeTiled into storage the
+// call owns. Driver errors carry cuGetErrorName/cuGetErrorString text.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudaExecutor.h"
 #include "DeviceArtifact.h"
 #include "tile/Exec/Executor.h"
+#include "tile/Exec/TensorMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include <dlfcn.h>
 #include <optional>
@@ -62,6 +64,8 @@ struct Driver {
     LoadError = "libcuda.so.1 has no symbol " Sym;                             \
     return false;                                                              \
   }
+#define TILE_CU_OPTIONAL_FN(Name, Sym, Ret, ...)                               \
+  Name = reinterpret_cast<decltype(Name)>(dlsym(Handle, Sym));
 #include "CudaDriverFns.def"
     return true;
   }
@@ -80,6 +84,13 @@ class CudaCall;
 struct CudaKernel {
   CUfunction Fn;
   int64_t SharedBytes;
+  /// The artifact's description of the kernel's tensor map arguments.
+  const std::vector<ArtifactTensorMap> *TensorMaps;
+};
+
+/// The bytes of one CUtensorMap (64-byte aligned, as the driver needs).
+struct alignas(64) TensorMapBytes {
+  unsigned char Bytes[ArtifactTensorMap::Bytes] = {};
 };
 
 class CudaLoaded
@@ -229,7 +240,7 @@ llvm::Expected<std::unique_ptr<DeviceTimer>> CudaExecutor::createTimer() {
 class CudaCall : public RuntimeCall {
 public:
   CudaCall(CudaExecutor &E, const std::vector<CudaKernel> &K)
-      : Exec(E), Kernels(K) {}
+      : RuntimeCall(ExecBackendKind::Cuda), Exec(E), Kernels(K) {}
 
   int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
                  int32_t Threads, int64_t SharedBytes) override {
@@ -274,9 +285,57 @@ public:
     getDriver().cuMemFree(reinterpret_cast<CUdeviceptr>(P));
   }
 
+  const void *tensorMap(int32_t Kernel, int32_t Map, const void *Data,
+                        llvm::ArrayRef<int64_t> Dims,
+                        llvm::ArrayRef<int64_t> Strides) override {
+    if (std::string Bad = checkKernelIndex(Kernel, Kernels.size()); !Bad.empty()) {
+      fail(Bad);
+      return nullptr;
+    }
+    const std::vector<ArtifactTensorMap> &Maps = *Kernels[Kernel].TensorMaps;
+    if (Map < 0 || size_t(Map) >= Maps.size()) {
+      fail("host code asked for tensor map #" + std::to_string(Map) +
+           " of kernel #" + std::to_string(Kernel) + ", which takes " +
+           std::to_string(Maps.size()));
+      return nullptr;
+    }
+    auto Req = describeTiledTensorMap(Maps[Map], Data, Dims, Strides);
+    if (!Req) {
+      fail(llvm::toString(Req.takeError()));
+      return nullptr;
+    }
+    // cuLaunchKernel copies the argument: the bytes need to outlive only
+    // the launches of this call.
+    Storage.push_back(std::make_unique<TensorMapBytes>());
+    void *Out = Storage.back()->Bytes;
+    if (!*Req)
+      return Out; // zeros: the kernel does not read this tensor through it
+    Driver &D = getDriver();
+    if (!D.cuTensorMapEncodeTiled) {
+      fail("the tensor map of '" + Maps[Map].Name +
+           "' needs cuTensorMapEncodeTiled, which this CUDA driver does not "
+           "have (a CUDA 12 or newer driver is needed)");
+      return nullptr;
+    }
+    const TiledTensorMapRequest &R = **Req;
+    static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "cuuint64_t");
+    if (CUresult Err = D.cuTensorMapEncodeTiled(
+            Out, int(R.DataType), R.Rank, R.Address,
+            reinterpret_cast<const unsigned long long *>(R.Dims),
+            reinterpret_cast<const unsigned long long *>(R.Strides), R.Box,
+            R.ElementStrides, /*interleave=*/0, int(R.Swizzle),
+            int(R.L2Promotion), int(R.OOBFill))) {
+      fail(CudaExecutor::describe(Err, "cuTensorMapEncodeTiled for the tensor "
+                                       "map of '" + Maps[Map].Name + "'"));
+      return nullptr;
+    }
+    return Out;
+  }
+
 private:
   CudaExecutor &Exec;
   const std::vector<CudaKernel> &Kernels;
+  std::vector<std::unique_ptr<TensorMapBytes>> Storage;
 };
 
 /// The major compute capability of a cubin whose artifact note
@@ -340,7 +399,7 @@ llvm::Error CudaLoaded::init() {
               D.cuModuleGetFunction(&F, Mod, K.Symbol.c_str()),
               "cuModuleGetFunction(" + K.Symbol + ")"))
         return E;
-      Fns.push_back({F, K.SharedBytes});
+      Fns.push_back({F, K.SharedBytes, &K.TensorMaps});
     }
   }
   return loadHost();

@@ -272,7 +272,7 @@ llvm::Error HsaExecutor::dispatch(const HsaKernel &K, void **Args, int32_t GX,
 
 class HsaCall : public RuntimeCall {
 public:
-  HsaCall(HsaExecutor &E, const std::vector<HsaKernel> &K) : Exec(E), Kernels(K) {}
+  HsaCall(HsaExecutor &E, const std::vector<HsaKernel> &K) : RuntimeCall(ExecBackendKind::Hsa), Exec(E), Kernels(K) {}
 
   int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
                  int32_t Threads, int64_t SharedBytes) override {

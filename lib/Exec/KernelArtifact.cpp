@@ -21,6 +21,9 @@ static constexpr uint32_t kVersion = 1;
 static constexpr char kArgBytesTag[8] = {'A', 'R', 'G', 'S', 'Z', '1', '\0', '\0'};
 /// Starts the optional section of launch descriptions after the notes.
 static constexpr char kLaunchTag[8] = {'L', 'A', 'U', 'N', 'C', 'H', '1', '\0'};
+/// Starts the optional section of tensor map arguments, after the argument
+/// sizes.
+static constexpr char kTensorMapTag[8] = {'T', 'M', 'A', 'P', 'S', '1', '\0', '\0'};
 
 const ArtifactEntry *KernelArtifact::findEntry(llvm::StringRef Name) const {
   for (const ArtifactEntry &E : Entries)
@@ -163,6 +166,29 @@ std::string KernelArtifact::serialize() const {
           W.u64(B);
       }
   }
+  bool AnyTensorMap = false;
+  for (const ArtifactEntry &E : Entries)
+    for (const ArtifactKernel &K : E.Kernels)
+      AnyTensorMap |= !K.TensorMaps.empty();
+  if (AnyTensorMap) {
+    W.Out.append(kTensorMapTag, sizeof(kTensorMapTag));
+    for (const ArtifactEntry &E : Entries)
+      for (const ArtifactKernel &K : E.Kernels) {
+        W.u64(K.TensorMaps.size());
+        for (const ArtifactTensorMap &M : K.TensorMaps) {
+          W.u64(M.Arg);
+          W.u64(M.Tensor);
+          W.str(M.Name);
+          W.u64(uint64_t(M.TypeCode) | uint64_t(M.Bits) << 8 |
+                uint64_t(M.NaNFill) << 16 | uint64_t(M.Optional) << 17);
+          W.u64(M.Box.size());
+          for (uint32_t B : M.Box)
+            W.u64(B);
+          W.u64(M.Swizzle);
+          W.u64(M.L2Promotion);
+        }
+      }
+  }
   return W.Out;
 }
 
@@ -279,6 +305,42 @@ llvm::Expected<KernelArtifact> KernelArtifact::deserialize(llvm::StringRef Bytes
           uint64_t B = 0;
           R.u64(B);
           K.ArgBytes.push_back(uint32_t(B));
+        }
+        if (R.Failed)
+          return Corrupt("truncated");
+      }
+  }
+  if (R.Buf.starts_with(llvm::StringRef(kTensorMapTag, sizeof(kTensorMapTag)))) {
+    R.Buf = R.Buf.drop_front(sizeof(kTensorMapTag));
+    for (ArtifactEntry &E : A.Entries)
+      for (ArtifactKernel &K : E.Kernels) {
+        uint64_t N = 0;
+        if (!R.u64(N) || N > R.Buf.size())
+          return Corrupt("truncated");
+        for (uint64_t I = 0; I != N && !R.Failed; ++I) {
+          ArtifactTensorMap M;
+          uint64_t Arg = 0, Tensor = 0, Packed = 0, Rank = 0, Swizzle = 0, L2 = 0;
+          R.u64(Arg) && R.u64(Tensor) && R.str(M.Name) && R.u64(Packed) &&
+              R.u64(Rank);
+          if (R.Failed || Rank > R.Buf.size())
+            return Corrupt("truncated");
+          if (Packed >> 18)
+            return Corrupt("bad tensor map flags");
+          for (uint64_t D = 0; D != Rank && !R.Failed; ++D) {
+            uint64_t B = 0;
+            R.u64(B);
+            M.Box.push_back(uint32_t(B));
+          }
+          R.u64(Swizzle) && R.u64(L2);
+          M.Arg = unsigned(Arg);
+          M.Tensor = unsigned(Tensor);
+          M.TypeCode = Packed & 0xff;
+          M.Bits = (Packed >> 8) & 0xff;
+          M.NaNFill = (Packed >> 16) & 1;
+          M.Optional = (Packed >> 17) & 1;
+          M.Swizzle = uint32_t(Swizzle);
+          M.L2Promotion = uint32_t(L2);
+          K.TensorMaps.push_back(std::move(M));
         }
         if (R.Failed)
           return Corrupt("truncated");

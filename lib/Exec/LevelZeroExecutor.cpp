@@ -207,7 +207,7 @@ public:
 
 class ZeCall : public RuntimeCall {
 public:
-  ZeCall(ZeExecutor &E, const std::vector<ZeKernel> &K) : Exec(E), Kernels(K) {}
+  ZeCall(ZeExecutor &E, const std::vector<ZeKernel> &K) : RuntimeCall(ExecBackendKind::LevelZero), Exec(E), Kernels(K) {}
 
   int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
                  int32_t Threads, int64_t SharedBytes) override {

@@ -109,7 +109,7 @@ private:
 
 class OrcCall : public RuntimeCall {
 public:
-  OrcCall(OrcExecutor &E, const std::vector<KernelFn> &K) : Exec(E), Kernels(K) {}
+  OrcCall(OrcExecutor &E, const std::vector<KernelFn> &K) : RuntimeCall(ExecBackendKind::Orc), Exec(E), Kernels(K) {}
 
   int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
                  int32_t Threads, int64_t SharedBytes) override {

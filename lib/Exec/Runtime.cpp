@@ -19,6 +19,17 @@ llvm::Expected<std::unique_ptr<DeviceTimer>> Executor::createTimer() {
 }
 RuntimeCall::~RuntimeCall() = default;
 
+const void *RuntimeCall::tensorMap(int32_t Kernel, int32_t Map, const void *,
+                                   llvm::ArrayRef<int64_t>,
+                                   llvm::ArrayRef<int64_t>) {
+  fail("kernel #" + std::to_string(Kernel) + " takes tensor map #" +
+       std::to_string(Map) + " (a TMA descriptor of one of its tensors), "
+       "which execution backend '" + getExecBackendInfo(Backend).Name +
+       "' cannot build; run the artifact on an execution backend that builds "
+       "tensor maps (cuda)");
+  return nullptr;
+}
+
 int32_t RuntimeCall::fail(std::string Message) {
   if (Error.empty())
     Error = std::move(Message);
@@ -89,6 +100,19 @@ int32_t tile_rt_launch(void *Ctx, int32_t Kernel, void **Args, int32_t GX,
                        int64_t SharedBytes) {
   auto *Call = static_cast<RuntimeCall *>(Ctx);
   return Call->launch(Kernel, Args, GX, GY, GZ, Threads, SharedBytes);
+}
+
+const void *tile_rt_tensor_map(void *Ctx, int32_t Kernel, int32_t Map,
+                               const void *Data, int32_t Rank,
+                               const int64_t *Dims, const int64_t *Strides) {
+  auto *Call = static_cast<RuntimeCall *>(Ctx);
+  if (Rank < 0 || (Rank > 0 && (!Dims || !Strides))) {
+    Call->fail("tile_rt_tensor_map: bad rank " + std::to_string(Rank) +
+               " or null extents");
+    return nullptr;
+  }
+  return Call->tensorMap(Kernel, Map, Data, llvm::ArrayRef(Dims, size_t(Rank)),
+                         llvm::ArrayRef(Strides, size_t(Rank)));
 }
 
 void *tile_rt_alloc_workspace(void *Ctx, int64_t Bytes) {

@@ -200,6 +200,8 @@ void BackendContext::print(llvm::raw_ostream &OS) const {
   Line("device codegen") << Backend->DeviceCodeGenName << "\n";
   Line("host codegen")
       << (Backend->HostCodeGenName ? Backend->HostCodeGenName : "none") << "\n";
+  Line("emulator")
+      << (Backend->EmulatorName ? Backend->EmulatorName : "none") << "\n";
   std::vector<std::string> Outs;
   for (const DeviceOutputInfo &O : Backend->outputs())
     Outs.push_back((llvm::Twine(getDeviceFormatInfo(O.Format).Name) + " (" +

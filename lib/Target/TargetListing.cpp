@@ -112,7 +112,8 @@ void tile::printTargets(const TargetRegistry &R, llvm::raw_ostream &OS,
     OS << "    outputs: " << llvm::join(Outs, ", ") << "\n";
     OS << "    entry points: pipeline " << B->PipelineName
        << ", device codegen " << B->DeviceCodeGenName << ", host codegen "
-       << (B->HostCodeGenName ? B->HostCodeGenName : "none") << "\n";
+       << (B->HostCodeGenName ? B->HostCodeGenName : "none") << ", emulator "
+       << (B->EmulatorName ? B->EmulatorName : "none") << "\n";
     std::vector<std::string> Execs;
     for (const ExecCompatInfo &C : B->execBackends()) {
       std::vector<std::string> Formats;

@@ -57,6 +57,7 @@ def NewGpu : TargetBackend<"NewGpu"> {
   let HostCodeGen = "genGpuHost";
   let Outputs = [DeviceOutput<FormatCubin, Compiled>, DeviceOutput<FormatLLVMIR, SourceOnly>];
   let ExecutionBackends = [CudaExec, OrcExec];
+  let Emulator = "emulateNewGpu";
 }
 
 def Host : TargetBackend<"Host"> {
@@ -105,6 +106,7 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT: llvm::Error genHostDevice(const BackendContext &, const Module &, KernelArtifact &);
 // CHECK-NEXT: llvm::Error genHostHost(const BackendContext &, const Module &, KernelArtifact &);
 // CHECK-NEXT: void registerDemoOps(OpRegistry &);
+// CHECK-NEXT: llvm::Error emulateNewGpu(const BackendContext &, const Function &, llvm::ArrayRef<ArgValue>, const EmulatorOptions &);
 
 // Implications closed: feat_a = bits 1, 2, 3.
 // CHECK:      constexpr TargetFeatureInfo kFeatures[] = {
@@ -193,10 +195,12 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT:    genHostHost, "genHostHost",
 // CHECK-NEXT:    kHostOutputs, 1,
 // CHECK-NEXT:    kHostExec, 1,
-// CHECK-NEXT:    true},
+// CHECK-NEXT:    true,
+// CHECK-NEXT:    nullptr, nullptr},
 // CHECK-NEXT:   {"NewGpu", "g3 and later",
 // CHECK:         kNewGpuExec, 2,
-// CHECK-NEXT:    false},
+// CHECK-NEXT:    false,
+// CHECK-NEXT:    emulateNewGpu, "emulateNewGpu"},
 // CHECK-NEXT:   {"OldGpu", "generations before g3",
 
 // CHECK:      llvm::Error registerAllTargetBackends(TargetRegistry &R) {

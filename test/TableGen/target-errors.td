@@ -19,6 +19,7 @@
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -DDUPATTR %s 2>&1 | FileCheck %s --check-prefix=DUPATTR --implicit-check-not=error:
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -DNOPIPELINE %s 2>&1 | FileCheck %s --check-prefix=NOPIPELINE --implicit-check-not=error:
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -DBADENTRY %s 2>&1 | FileCheck %s --check-prefix=BADENTRY --implicit-check-not=error:
+// RUN: not tile-tblgen -gen-target-backends -I %tile_include -DBADEMULATOR %s 2>&1 | FileCheck %s --check-prefix=BADEMULATOR --implicit-check-not=error:
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -DUNOWNED %s 2>&1 | FileCheck %s --check-prefix=UNOWNED --implicit-check-not=error:
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -DNOKIND %s 2>&1 | FileCheck %s --check-prefix=NOKIND --implicit-check-not=error:
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -DTWOHOSTS %s 2>&1 | FileCheck %s --check-prefix=TWOHOSTS --implicit-check-not=error:
@@ -242,6 +243,14 @@ def CaseKind : TargetKind<"case">;
 def Other : Simple<"Other", CaseKind> {
   // BADENTRY: target-errors.td:[[@LINE+1]]:7: error: DeviceCodeGen entry point 'tile::gen' of target backend 'Other' is not an unqualified C++ identifier
   let DeviceCodeGen = "tile::gen";
+}
+#endif
+
+#ifdef BADEMULATOR
+def EmuKind : TargetKind<"emu">;
+def Emu : Simple<"Emu", EmuKind> {
+  // BADEMULATOR: target-errors.td:[[@LINE+1]]:7: error: Emulator entry point 'emulate Emu' of target backend 'Emu' is not an unqualified C++ identifier
+  let Emulator = "emulate Emu";
 }
 #endif
 

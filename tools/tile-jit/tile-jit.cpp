@@ -33,6 +33,14 @@ static cl::opt<unsigned> Bench("bench", cl::desc("Time N runs after warm-up and 
 static cl::opt<unsigned> Threads("num-threads", cl::desc("Worker threads for host execution (0: all)"),
                                  cl::init(0));
 static cl::opt<bool> CompileTime("print-compile-time", cl::desc("Print compile time by stage"));
+static cl::opt<unsigned> DataOffset(
+    "data-offset",
+    cl::desc("Start each tensor's data this many bytes into its allocation "
+             "(DLPack byte_offset), to run the paths for unaligned data"),
+    cl::init(0));
+static cl::opt<bool> Emulate("emulate",
+                             cl::desc("Run the lowered function in the target backend's "
+                                      "emulator on the host instead of on the device"));
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
@@ -58,5 +66,7 @@ int main(int argc, char **argv) {
   O.Bench = Bench;
   O.Threads = Threads;
   O.PrintCompileTime = CompileTime;
+  O.DataOffset = DataOffset;
+  O.Emulate = Emulate;
   return tile::runJit(O, Registry, outs(), errs());
 }

@@ -160,7 +160,7 @@ TEST(TestBackend, IsListed) {
                      "    outputs: ptx (source), llvm-ir (source)\n"
                      "    entry points: pipeline runTestDevPipeline, device "
                      "codegen generateTestDevDeviceCode, host codegen "
-                     "generateTestDevHostCode\n"
+                     "generateTestDevHostCode, emulator none\n"
                      "    execution backends (auto order): cuda [ptx], orc "
                      "[llvm-ir]\n"),
             std::string::npos)

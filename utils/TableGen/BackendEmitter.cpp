@@ -267,6 +267,7 @@ struct BackendDesc {
   std::vector<FeatureCond> Features;
   std::vector<const Record *> Dialects;
   std::string Pipeline, PassPipeline, RegisterPasses, DeviceCodeGen, HostCodeGen;
+  std::string Emulator;
   std::vector<std::pair<const Record *, std::string>> Outputs; // format, mode
   std::vector<ExecCompat> Exec;
   bool HostCapable = false;
@@ -702,6 +703,7 @@ void TargetBackendEmitter::collectBackends() {
     B.RegisterPasses = EntryPoint("RegisterPasses", false);
     B.DeviceCodeGen = EntryPoint("DeviceCodeGen", true);
     B.HostCodeGen = EntryPoint("HostCodeGen", false);
+    B.Emulator = EntryPoint("Emulator", false);
     B.HostCapable = R->getValueAsBit("HostCapable");
 
     for (const Record *O : R->getValueAsListOfDefs("Outputs")) {
@@ -934,7 +936,7 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
 
   // Entry points and dialect registration, resolved at link time.
   std::set<std::string> Pipelines, Builders, PassRegistrations, CodeGens,
-      DialectFns;
+      DialectFns, Emulators;
   for (const BackendDesc &B : Backends) {
     Pipelines.insert(B.Pipeline);
     if (!B.PassPipeline.empty())
@@ -946,6 +948,8 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
       CodeGens.insert(B.HostCodeGen);
     for (const Record *D : B.Dialects)
       DialectFns.insert(D->getValueAsString("RegisterFn").str());
+    if (!B.Emulator.empty())
+      Emulators.insert(B.Emulator);
   }
   OS << "// Entry points, defined in each backend's library.\n";
   for (const std::string &F : Pipelines)
@@ -959,6 +963,10 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
        << "(const BackendContext &, const Module &, KernelArtifact &);\n";
   for (const std::string &F : DialectFns)
     OS << "void " << F << "(OpRegistry &);\n";
+  for (const std::string &F : Emulators)
+    OS << "llvm::Error " << F
+       << "(const BackendContext &, const Function &, llvm::ArrayRef<ArgValue>, "
+          "const EmulatorOptions &);\n";
   OS << "\nnamespace {\n\n";
 
   OS << "//===--- Target features (implications closed) ---===//\n\n"
@@ -1144,7 +1152,10 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
        << ",\n   "
        << Arr(!B.Outputs.empty(), "k" + B.Id + "Outputs", B.Outputs.size())
        << ",\n   " << Arr(!B.Exec.empty(), "k" + B.Id + "Exec", B.Exec.size())
-       << ",\n   " << (B.HostCapable ? "true" : "false") << "},\n";
+       << ",\n   " << (B.HostCapable ? "true" : "false") << ",\n   "
+       << (B.Emulator.empty() ? "nullptr, nullptr"
+                              : B.Emulator + ", " + quote(B.Emulator))
+       << "},\n";
   }
   OS << "};\n\n} // namespace\n\n";
 

@@ -61,13 +61,18 @@ struct KernelEmission {
   int64_t SharedBytes = 0;
   /// Target-private state (e.g. the kernel's dynamic shared memory base).
   llvm::Value *SharedBase = nullptr;
+  /// Tensor map arguments the target's createKernel added after the
+  /// captures (descriptors its bulk tensor copies read), for the artifact:
+  /// host code builds them through the runtime for each launch.
+  std::vector<ArtifactTensorMap> TensorMaps;
 };
 
 /// What a device target decides for the shared emitter.
 class LLVMDeviceTarget {
 public:
   virtual ~LLVMDeviceTarget();
-  /// Creates the kernel function \p Name taking the captures.
+  /// Creates the kernel function \p Name taking the captures, followed by
+  /// the tensor maps it lists in K.TensorMaps, if any.
   virtual llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
                                        KernelEmission &K) = 0;
   /// The value of capture \p I inside the kernel (at the entry block).

@@ -40,6 +40,12 @@ struct CompileTimings {
   void print(llvm::raw_ostream &OS) const;
 };
 
+/// The stages before code generation: the dialect-use check and the
+/// backend's pipeline, which transforms \p M (verified) in place.
+llvm::Error lowerModule(const TargetRegistry &Registry, const BackendContext &Ctx,
+                        Module &M, DiagnosticEngine &Diag,
+                        CompileTimings *Timings = nullptr);
+
 /// Compiles \p M (verified) for \p Ctx. \p M is transformed in place by the
 /// pipeline. Located errors go to \p Diag; other failures are returned.
 llvm::Expected<KernelArtifact> compileModule(const TargetRegistry &Registry,

@@ -1,7 +1,8 @@
 //===- JitDriver.h - The logic of tile-jit ----------------------*- C++ -*-===//
 //
 // tile-jit compiles a .tile function for a target, makes or loads its
-// inputs, runs it through the resolved execution backend, writes outputs,
+// inputs, runs it through the resolved execution backend (or, with
+// --emulate, the target backend's emulator), writes outputs,
 // and optionally checks every written tensor against the f64 reference
 // interpreter and times repeated runs. The tool's main only fills
 // JitOptions; tests drive runJit directly.
@@ -46,6 +47,14 @@ struct JitOptions {
   unsigned Threads = 0;
   /// Print compile time by stage.
   bool PrintCompileTime = false;
+  /// Bytes each tensor's data starts past the start of its allocation
+  /// (DLPack byte_offset), to run the paths for data that is not 16-byte
+  /// aligned.
+  unsigned DataOffset = 0;
+  /// Run the function as the target's pipeline leaves it in the backend's
+  /// emulator on the host, instead of code generation and the execution
+  /// backend.
+  bool Emulate = false;
 };
 
 /// Runs tile-jit; returns the process exit code. Results go to \p Out,

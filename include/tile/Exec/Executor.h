@@ -85,15 +85,25 @@ public:
 
 /// What the C ABI functions see through their `ctx` argument.
 struct RuntimeCall {
+  explicit RuntimeCall(ExecBackendKind Backend) : Backend(Backend) {}
   virtual ~RuntimeCall();
   /// Launches kernel \p Index of the entry being called.
   virtual int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY,
                          int32_t GZ, int32_t Threads, int64_t SharedBytes) = 0;
   virtual void *allocWorkspace(int64_t Bytes) = 0;
   virtual void freeWorkspace(void *P) = 0;
+  /// The bytes of tensor map \p Map of kernel \p Kernel for the tensor at
+  /// \p Data (tile_rt_tensor_map), owned by this call; null after
+  /// recording an error. The default records that this execution backend
+  /// builds no tensor maps.
+  virtual const void *tensorMap(int32_t Kernel, int32_t Map, const void *Data,
+                                llvm::ArrayRef<int64_t> Dims,
+                                llvm::ArrayRef<int64_t> Strides);
   /// Records a failure; returns the code host code returns.
   int32_t fail(std::string Message);
   std::string Error;
+  /// The execution backend making the call, for messages.
+  ExecBackendKind Backend;
 };
 
 /// Expands the placeholders of a tile_rt_fail message: {expected},

@@ -75,6 +75,39 @@ struct KernelLaunch {
   bool empty() const { return Grid.empty(); }
 };
 
+/// A tensor map argument of a kernel: a descriptor through which the
+/// kernel's bulk tensor copies read boxes of one of its tensors (on NVIDIA
+/// GPUs a CUtensorMap, 128 bytes passed by value, which the TMA reads).
+/// Device code generation describes it; for each call, host code asks the
+/// runtime to build it for the tensor passed (tile_rt_tensor_map) and
+/// passes the bytes as kernel argument `Arg`.
+struct ArtifactTensorMap {
+  /// Bytes of the argument.
+  static constexpr uint32_t Bytes = 128;
+  /// The kernel argument it is passed as, and the kernel argument (a
+  /// tensor's data pointer) whose tensor it describes.
+  unsigned Arg = 0;
+  unsigned Tensor = 0;
+  /// The tensor's name in the Tile function, for messages.
+  std::string Name;
+  /// DLPack element type: code (0 int, 1 uint, 2 float, 4 bfloat) and bits.
+  uint8_t TypeCode = 0;
+  uint8_t Bits = 0;
+  /// Box extents in elements, one per tensor dimension, outermost first.
+  std::vector<uint32_t> Box;
+  /// Shared-memory swizzle span in bytes: 0 (none), 32, 64 or 128.
+  uint32_t Swizzle = 0;
+  /// L2 fetch granularity in bytes: 0 (none), 64, 128 or 256.
+  uint32_t L2Promotion = 0;
+  /// Elements outside the tensor read as NaN rather than zero.
+  bool NaNFill = false;
+  /// The kernel itself tests whether the hardware can describe the tensor
+  /// (data 16-byte aligned, every stride but the innermost a multiple of
+  /// 16 bytes, the innermost 1) and does not use the map otherwise; for
+  /// such a tensor the runtime then passes zeros instead of failing.
+  bool Optional = false;
+};
+
 /// One kernel an entry point launches.
 struct ArtifactKernel {
   std::string Symbol;
@@ -90,6 +123,9 @@ struct ArtifactKernel {
   /// Zero) copies from the pointers host code passes to tile_rt_launch.
   /// Serialized as an optional tagged section after the launch descriptions.
   std::vector<uint32_t> ArgBytes;
+  /// The kernel's tensor map arguments, which follow its other arguments
+  /// (an optional tagged section after the argument sizes).
+  std::vector<ArtifactTensorMap> TensorMaps;
 };
 
 /// A host entry point: `int32_t <Symbol>(const TileArg *, int32_t, void *)`.

@@ -49,6 +49,18 @@ int32_t tile_rt_launch(void *ctx, int32_t kernel, void **args, int32_t gx,
                        int32_t gy, int32_t gz, int32_t threads,
                        int64_t shared_bytes);
 
+/** The bytes of tensor map number `map` of kernel `kernel` of the current
+ *  entry (the artifact describes it: element type, box, swizzle, fill) for
+ *  the tensor of `rank` dimensions at `data`, with extents `dims` and
+ *  strides `strides` in elements, outermost first. Host code passes the
+ *  pointer as the kernel argument's value (see tile_rt_launch); the bytes
+ *  stay valid until the entry returns. Null after recording an error: an
+ *  execution backend that builds no tensor maps, or a tensor the map
+ *  cannot describe. */
+const void *tile_rt_tensor_map(void *ctx, int32_t kernel, int32_t map,
+                               const void *data, int32_t rank,
+                               const int64_t *dims, const int64_t *strides);
+
 /** Allocates a zero-filled device workspace; null after recording an error. */
 void *tile_rt_alloc_workspace(void *ctx, int64_t bytes);
 void tile_rt_free_workspace(void *ctx, void *ptr);

@@ -205,6 +205,12 @@ class DeviceOutput<DeviceFormat format, OutputMode mode> {
 ///   HostCodeGen    same signature as DeviceCodeGen; empty when the backend
 ///                  generates no host code (its runtime launches from the
 ///                  artifact's metadata)
+///   Emulator       llvm::Error F(const BackendContext &, const Function &,
+///                                llvm::ArrayRef<ArgValue>,
+///                                const EmulatorOptions &): runs a function
+///                  after the backend's pipeline on host tensors, modelling
+///                  the device (tile-jit --emulate); empty when the backend
+///                  has none
 class TargetBackend<string name> {
   string Name = name;
   string Summary = "";
@@ -226,6 +232,8 @@ class TargetBackend<string name> {
   list<ExecutionBackend> ExecutionBackends = [];
   /// Its kinds may be named as the host target of another backend.
   bit HostCapable = 0;
+  /// Emulator entry point (see above); empty for none.
+  string Emulator = "";
 }
 
 #endif // TILE_TARGET_TARGET_TD

@@ -23,12 +23,15 @@
 
 namespace tile {
 
+class ArgValue;
 class BackendContext;
+class Function;
 class KernelArtifact;
 class Module;
 class OpRegistry;
 class PassManager;
 class PassRegistry;
+struct EmulatorOptions;
 
 enum class TargetAttrType : uint8_t { String, Int, Bool };
 llvm::StringRef getTargetAttrTypeName(TargetAttrType T);
@@ -155,6 +158,11 @@ using PassRegistrationFn = void (*)(PassRegistry &);
 /// Device or host code generation into \p Artifact.
 using CodeGenFn = llvm::Error (*)(const BackendContext &, const Module &,
                                   KernelArtifact &);
+/// Runs \p F, as the backend's pipeline left it, on host arguments given in
+/// parameter order (tile/Target/Emulator.h).
+using EmulatorFn = llvm::Error (*)(const BackendContext &, const Function &F,
+                                   llvm::ArrayRef<ArgValue>,
+                                   const EmulatorOptions &);
 
 /// A target backend, as declared in its .td.
 struct TargetBackendInfo {
@@ -187,6 +195,9 @@ struct TargetBackendInfo {
   unsigned NumExec;
   /// Its kinds may serve as the host target of other backends.
   bool HostCapable;
+  /// Null when the backend has no emulator (tile-jit --emulate).
+  EmulatorFn Emulator;
+  const char *EmulatorName;
 
   llvm::ArrayRef<BackendKindInfo> kinds() const { return {Kinds, NumKinds}; }
   llvm::ArrayRef<TargetFeatureInfo> featureTable() const {

@@ -50,6 +50,7 @@ def CUDABackend : TargetBackend<"CUDA"> {
   let RegisterPasses = "registerCUDAPasses";
   let DeviceCodeGen = "generateCUDADeviceCode";
   let HostCodeGen = "generateCUDAHostCode";
+  let Emulator = "emulateCUDA";
   let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,
                  DeviceOutput<FormatCubin, Compiled>];
   let ExecutionBackends = [CudaExec];
@@ -74,5 +75,9 @@ def : OpNeedsFeatures<CUDAFenceProxyAsyncOp, [FeatureWGMMA]>;
 def : OpNeedsFeatures<CUDALdgstsOp, [FeatureCpAsync]>;
 def : OpNeedsFeatures<CUDALdgstsCommitOp, [FeatureCpAsync]>;
 def : OpNeedsFeatures<CUDALdgstsWaitOp, [FeatureCpAsync]>;
+def : OpNeedsFeatures<CUDAFenceMbarrierInitOp, [FeatureMbarrier]>;
+def : OpNeedsFeatures<CUDATmaLoadOp, [FeatureTMA]>;
+def : OpNeedsFeatures<CUDATmaReadyOp, [FeatureTMA]>;
+def : OpNeedsFeatures<CUDALdgstsArriveOp, [FeatureCpAsync, FeatureMbarrier]>;
 
 include "Hopper.td"

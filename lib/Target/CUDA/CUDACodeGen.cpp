@@ -4,7 +4,9 @@
 // parameters (global buffers in address space 1), with the block and
 // thread indices read from special registers, shared memory carved out of
 // the kernel's dynamic shared memory, bar.sync for barriers, and the
-// transcendental functions on the SFU's approximate instructions. NVPTX
+// transcendental functions on the SFU's approximate instructions. Kernels
+// whose bulk tensor copies read through tensor maps take those as 128-byte
+// by-value parameters after the captures (NVPTXTMAOps.cpp). NVPTX
 // emits PTX (the source-only output); in compiled mode ptxas -O3 turns it
 // into a cubin when ptxas is found, and its resource report is kept in the
 // artifact. Host code is the shared packed-API entry, for tensors in CUDA
@@ -15,6 +17,7 @@
 #include "NVPTXWarpOps.h"
 #include "NVPTXTensorCoreOps.h"
 #include "NVPTXHopperOps.h"
+#include "NVPTXTMAOps.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
@@ -49,6 +52,9 @@ public:
       Params.push_back(Cap.isBuffer()
                            ? llvm::PointerType::get(C, getGlobalAddressSpace())
                            : getLLVMType(C, Cap.V->getDType()));
+    collectTensorMaps(K);
+    for (size_t I = 0; I != K.TensorMaps.size(); ++I)
+      Params.push_back(getTensorMapArgType(C));
     auto *FT = llvm::FunctionType::get(llvm::Type::getVoidTy(C), Params, false);
     llvm::Function *F =
         llvm::Function::Create(FT, llvm::Function::ExternalLinkage, Name, M);
@@ -56,10 +62,18 @@ public:
     F->addFnAttr(llvm::Attribute::NoUnwind);
     int64_t Threads = K.Kernel->getThreads()->getConstInt().value_or(1);
     F->addFnAttr("nvvm.maxntid", std::to_string(Threads));
+    // ptxas honours setmaxnreg only with the register count at entry fixed
+    // by the launch bounds (else info C7508: 'setmaxnreg' ignored).
+    if (kernelUsesSetmaxnreg(*K.Kernel))
+      F->addFnAttr("nvvm.minctasm", "1");
     for (unsigned I = 0; I != K.Captures.size(); ++I) {
       F->getArg(I)->setName(K.Captures[I].V->getName());
       if (K.Captures[I].isBuffer())
         F->addParamAttr(I, llvm::Attribute::NoAlias);
+    }
+    for (const ArtifactTensorMap &Map : K.TensorMaps) {
+      F->getArg(Map.Arg)->setName("tmap_" + Map.Name);
+      addTensorMapParamAttrs(*F, Map.Arg);
     }
     return F;
   }
@@ -121,11 +135,15 @@ public:
                            llvm::ArrayRef<llvm::Value *> Operands) override {
     // The cuda ops of each lowering live with their emission:
     // NVPTXWarpOps.cpp (cuda-register-fragments), NVPTXTensorCoreOps.cpp
-    // (cuda-lower-gemm-mma), NVPTXHopperOps.cpp (hopper-lower-gemm-wgmma).
+    // (cuda-lower-gemm-mma), NVPTXHopperOps.cpp (hopper-lower-gemm-wgmma),
+    // NVPTXTMAOps.cpp (hopper-warp-specialize-gemm).
     if (std::optional<llvm::Error> E = cuda::emitNVPTXWarpOp(B, Op, Operands))
       return std::move(*E);
     if (isNVPTXTensorCoreOp(Op.getName()))
       return emitNVPTXTensorCoreOp(B, Op, Operands);
+    llvm::Expected<bool> TMA = emitNVPTXTMAOp(B, K, Op, Operands);
+    if (!TMA || *TMA)
+      return TMA.takeError();
     llvm::Expected<bool> Hopper = emitNVPTXHopperOp(B, Op, Operands);
     if (!Hopper || *Hopper)
       return Hopper.takeError();
@@ -141,8 +159,12 @@ public:
     if (Name == "sqrt")
       return B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, X);
     llvm::Value *V = Ty == F32 ? X : B.CreateFPCast(X, F32);
+    // ex2.approx.ftz is one MUFU.EX2; without .ftz ptxas wraps it in a
+    // compare and two multiplies to produce results below 2^-126 (which
+    // .ftz flushes to zero): the exponential of softmax-like code is one
+    // instruction per element instead of four.
     auto Ex2 = [&](llvm::Value *A) {
-      return B.CreateUnaryIntrinsic(llvm::Intrinsic::nvvm_ex2_approx, A);
+      return B.CreateUnaryIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz, A);
     };
     const float Log2E = 1.4426950408889634f, Ln2 = 0.6931471805599453f;
     llvm::Value *R;

@@ -9,6 +9,7 @@
 #include "tile/IR/Diagnostics.h"
 #include "tile/IR/IR.h"
 #include "tile/IR/OpRegistry.h"
+#include "tile/Transforms/ExprUtils.h"
 
 using namespace tile;
 
@@ -100,9 +101,83 @@ bool verifyCUDATmaCopyOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return OK;
 }
 
+//===--- mbarriers, TMA and register reallocation -------------------------===//
+
+namespace {
+
+/// Reports unless operand \p Name of \p Op is one mbarrier: an element (or
+/// the first) of a shared u64 or i64 buffer.
+bool expectMbarrier(const OpStmt &Op, llvm::StringRef Name,
+                    DiagnosticEngine &Diag) {
+  if (!expectScope(Op, Name, {MemScope::Shared}, "an mbarrier in shared memory",
+                   Diag))
+    return false;
+  const OpOperand &O = Op.getOperand(Name);
+  DType T = O.R.Buf->getDType();
+  if (T != DType::U64 && T != DType::I64) {
+    Diag.error(O.getLoc(), "'" + Op.getName() + "' operand '" + Name +
+                               "' must be a 64-bit mbarrier (an element of a "
+                               "u64 or i64 buffer), but %" +
+                               O.R.Buf->getName() + " is " + getDTypeName(T));
+    return false;
+  }
+  return expectElement(Op, Name, Diag);
+}
+
+/// Reports unless the constant \p V (when it is one) is in [Lo, Hi].
+bool expectRange(const OpStmt &Op, llvm::SMLoc Loc, llvm::StringRef What,
+                 std::optional<int64_t> V, int64_t Lo, int64_t Hi,
+                 DiagnosticEngine &Diag) {
+  if (!V || (*V >= Lo && *V <= Hi))
+    return true;
+  Diag.error(Loc, "'" + Op.getName() + "' " + What + " must be between " +
+                      llvm::Twine(Lo) + " and " + llvm::Twine(Hi) + ", not " +
+                      llvm::Twine(*V));
+  return false;
+}
+
+/// Reports unless operand \p Name of \p Op is a whole rank-2 global tensor.
+bool expectTensor2D(const OpStmt &Op, llvm::StringRef Name,
+                    DiagnosticEngine &Diag) {
+  if (!expectScope(Op, Name, {MemScope::Global}, "a global tensor", Diag))
+    return false;
+  const OpOperand &O = Op.getOperand(Name);
+  if (O.R.Buf->getRank() != 2 || !O.R.isWholeBuffer()) {
+    Diag.error(O.getLoc(), "'" + Op.getName() + "' operand '" + Name +
+                               "' must name a whole rank-2 tensor (its box "
+                               "is given by the other operands)");
+    return false;
+  }
+  return true;
+}
+
+constexpr int64_t MaxMbarrierCount = (int64_t(1) << 20) - 1;
+
+} // namespace
+
 bool verifyCUDAMbarrierOp(const OpStmt &Op, DiagnosticEngine &Diag) {
-  return expectScope(Op, "barrier", {MemScope::Shared},
-                     "an mbarrier in shared memory", Diag);
+  return expectMbarrier(Op, "barrier", Diag);
+}
+
+bool verifyCUDAMbarrierInitOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  bool OK = expectMbarrier(Op, "barrier", Diag);
+  const OpOperand &Count = Op.getOperand("count");
+  return expectRange(Op, Count.getLoc(), "arrival count", Count.E->getConstInt(),
+                     1, MaxMbarrierCount, Diag) &&
+         OK;
+}
+
+bool verifyCUDAMbarrierArriveOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  bool OK = expectMbarrier(Op, "barrier", Diag);
+  int64_t Tx = Op.getAttrOrDefault("tx_bytes").getInt();
+  if (Tx && Op.getAttrOrDefault("per_warp").getBool()) {
+    Diag.error(Op.getLoc(), "'cuda.mbarrier_arrive' announces tx_bytes from "
+                            "one thread; per_warp arrivals take none");
+    OK = false;
+  }
+  return expectRange(Op, Op.getLoc(), "tx_bytes", Tx, 0, MaxMbarrierCount,
+                     Diag) &&
+         OK;
 }
 
 bool verifyCUDASetmaxnregOp(const OpStmt &Op, DiagnosticEngine &Diag) {
@@ -113,6 +188,70 @@ bool verifyCUDASetmaxnregOp(const OpStmt &Op, DiagnosticEngine &Diag) {
                           "from 24 to 256, not " +
                               llvm::Twine(Count));
   return false;
+}
+
+bool verifyCUDATmaLoadOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  bool OK = expectTensor2D(Op, "tensor", Diag);
+  OK &= expectScope(Op, "dst", {MemScope::Shared}, "in shared memory", Diag);
+  OK &= expectElement(Op, "dst", Diag);
+  OK &= expectMbarrier(Op, "barrier", Diag);
+  if (!OK)
+    return false;
+  DType S = Op.getOperand("tensor").R.Buf->getDType();
+  DType D = Op.getOperand("dst").R.Buf->getDType();
+  if (S != D) {
+    Diag.error(Op.getLoc(), "'cuda.tma_load' copies bytes without conversion: "
+                            "tensor and dst must have one dtype, not " +
+                                getDTypeName(S) + " and " + getDTypeName(D));
+    return false;
+  }
+  int64_t Rows = Op.getAttrOrDefault("box_rows").getInt();
+  int64_t Cols = Op.getAttrOrDefault("box_cols").getInt();
+  int64_t W = Op.getAttrOrDefault("swizzle").getInt();
+  OK &= expectRange(Op, Op.getLoc(), "box_rows", Rows, 1, 256, Diag);
+  OK &= expectRange(Op, Op.getLoc(), "box_cols", Cols, 1, 256, Diag);
+  if (!OK)
+    return false;
+  int64_t RowBytes = Cols * getDTypeBytes(S);
+  if (RowBytes % 16 != 0) {
+    Diag.error(Op.getLoc(), "'cuda.tma_load' box rows must be whole 16-byte "
+                            "chunks, not " +
+                                llvm::Twine(RowBytes) + " bytes");
+    return false;
+  }
+  if (W != 0 && W != 32 && W != 64 && W != 128) {
+    Diag.error(Op.getLoc(), "'cuda.tma_load' swizzle must be 0, 32, 64 or 128, "
+                            "not " + llvm::Twine(W));
+    return false;
+  }
+  if (W && RowBytes > W) {
+    Diag.error(Op.getLoc(), "'cuda.tma_load' box rows of " +
+                                llvm::Twine(RowBytes) +
+                                " bytes do not fit the " + llvm::Twine(W) +
+                                "-byte swizzle span");
+    return false;
+  }
+  return true;
+}
+
+bool verifyCUDATmaReadyOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  bool OK = expectTensor2D(Op, "tensor", Diag);
+  OK &= expectScope(Op, "dst", {MemScope::Local}, "a local array", Diag);
+  if (OK && !Op.getOperand("tensor").R.Buf->getStrides().empty()) {
+    Diag.error(Op.getOperand("tensor").getLoc(),
+               "'cuda.tma_ready' tests contiguous tensors; %" +
+                   Op.getOperand("tensor").R.Buf->getName() +
+                   " declares strides");
+    OK = false;
+  }
+  if (OK && !isInteger(Op.getOperand("dst").R.Buf->getDType())) {
+    Diag.error(Op.getOperand("dst").getLoc(),
+               "'cuda.tma_ready' writes an integer flag, but %" +
+                   Op.getOperand("dst").R.Buf->getName() + " is " +
+                   getDTypeName(Op.getOperand("dst").R.Buf->getDType()));
+    OK = false;
+  }
+  return OK && expectElement(Op, "dst", Diag);
 }
 
 
@@ -273,16 +412,25 @@ bool verifyCUDAStorePairOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return OK;
 }
 
-bool verifyCUDAWgmmaMmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
-  bool OK = expectScope(Op, "a", {MemScope::Shared}, "in shared memory", Diag);
+/// cuda.wgmma_mma (A in shared memory) and cuda.wgmma_mma_rs (A in
+/// registers: eight elements of a local array).
+static bool verifyWgmma(const OpStmt &Op, bool ARegs, DiagnosticEngine &Diag) {
+  bool OK = ARegs ? expectScope(Op, "a", {MemScope::Local}, "a local array", Diag)
+                  : expectScope(Op, "a", {MemScope::Shared}, "in shared memory", Diag);
   OK &= expectScope(Op, "b", {MemScope::Shared}, "in shared memory", Diag);
   OK &= expectScope(Op, "c", {MemScope::Local}, "a local array", Diag);
   if (!OK)
     return false;
   auto Fail = [&](const llvm::Twine &Msg) {
-    Diag.error(Op.getLoc(), "'cuda.wgmma_mma' " + Msg);
+    Diag.error(Op.getLoc(), "'" + Op.getName() + "' " + Msg);
     return false;
   };
+  if (ARegs) {
+    const Region &A = Op.getOperand("a").R;
+    if (A.Indices.size() != 1 || !A.Indices[0].Extent ||
+        !ex::isConst(*A.Indices[0].Extent, 8))
+      return Fail("takes A as 8 elements of a local array (%a[offset : 8])");
+  }
   DType TA = Op.getOperand("a").R.Buf->getDType();
   DType TB = Op.getOperand("b").R.Buf->getDType();
   if (TA != TB || (TA != DType::F16 && TA != DType::BF16))
@@ -294,12 +442,18 @@ bool verifyCUDAWgmmaMmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   int64_t N = Op.getAttrOrDefault("n").getInt();
   if (N < 8 || N > 256 || N % 8 != 0)
     return Fail("n must be a multiple of 8 from 8 to 256, not " + llvm::Twine(N));
-  for (const char *Name : {"swizzle_a", "swizzle_b"}) {
+  std::vector<const char *> Swizzles = {"swizzle_b"};
+  std::vector<const char *> Offsets = {"lbo_b", "sbo_b"};
+  if (!ARegs) {
+    Swizzles.insert(Swizzles.begin(), "swizzle_a");
+    Offsets.insert(Offsets.begin(), {"lbo_a", "sbo_a"});
+  }
+  for (const char *Name : Swizzles) {
     int64_t W = Op.getAttrOrDefault(Name).getInt();
     if (W != 32 && W != 64 && W != 128)
       return Fail(llvm::Twine(Name) + " must be 32, 64 or 128, not " + llvm::Twine(W));
   }
-  for (const char *Name : {"lbo_a", "sbo_a", "lbo_b", "sbo_b"}) {
+  for (const char *Name : Offsets) {
     int64_t V = Op.getAttrOrDefault(Name).getInt();
     if (V <= 0 || V % 16 != 0 || V >= (int64_t(1) << 18))
       return Fail(llvm::Twine(Name) +
@@ -307,6 +461,14 @@ bool verifyCUDAWgmmaMmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
                   llvm::Twine(V));
   }
   return true;
+}
+
+bool verifyCUDAWgmmaMmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  return verifyWgmma(Op, /*ARegs=*/false, Diag);
+}
+
+bool verifyCUDAWgmmaMmaRsOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  return verifyWgmma(Op, /*ARegs=*/true, Diag);
 }
 
 bool verifyCUDAPendingAttr(const OpStmt &Op, DiagnosticEngine &Diag) {
@@ -323,11 +485,12 @@ bool verifyCUDAWgmmaAccOperand(const OpStmt &Op, DiagnosticEngine &Diag) {
   if (!expectScope(Op, "acc", {MemScope::Local}, "a local array", Diag))
     return false;
   const Region &Acc = Op.getOperand("acc").R;
+  DType T = Acc.Buf->getDType();
   if (!Acc.isWholeBuffer() || !Acc.Buf->getConstShape() ||
-      Acc.Buf->getDType() != DType::F32) {
+      (T != DType::F32 && T != DType::F16 && T != DType::BF16)) {
     Diag.error(Op.getLoc(), "'" + Op.getName() +
-                                "' takes a whole local f32 array of constant "
-                                "shape");
+                                "' takes a whole local f32, f16 or bf16 array "
+                                "of constant shape");
     return false;
   }
   return true;

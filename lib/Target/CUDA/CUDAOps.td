@@ -51,38 +51,155 @@ def CUDATmaCopyOp : CUDAOp<"tma_copy"> {
   let Verifier = "verifyCUDATmaCopyOp";
 }
 
+//===----------------------------------------------------------------------===//
+// mbarriers and register reallocation: ops of the calling thread (or, for
+// setmaxnreg, of its whole warpgroup), written in per-thread code. The
+// warp-specialized Hopper GEMM (hopper-warp-specialize-gemm) produces them.
+// An mbarrier is one 64-bit element of a shared u64 or i64 buffer.
+//===----------------------------------------------------------------------===//
+
 def CUDAMbarrierInitOp : CUDAOp<"mbarrier_init"> {
-  let Summary = "Initialize a shared-memory mbarrier with an arrival count";
-  let Example = "cuda.mbarrier_init %bar, 1";
+  let Summary = "Initialize a shared-memory mbarrier with an arrival count (mbarrier.init)";
+  let Description = [{
+    The calling thread initializes the mbarrier %barrier (phase 0, parity
+    0) to complete a phase after `count` arrivals (1 to 2^20 - 1) and the
+    transaction bytes announced for it. Other threads may use it after a
+    cuda.fence_mbarrier_init and a block barrier.
+  }];
+  let Example = "cuda.mbarrier_init %bar[0], 1";
   let Arguments = (ins Region:$barrier, Expr:$count);
   let Format = "$barrier `,` $count attr-dict";
-  let Verifier = "verifyCUDAMbarrierOp";
+  let Verifier = "verifyCUDAMbarrierInitOp";
+  let Elementwise = 1;
+  let Writes = ["barrier"];
 }
 
 def CUDAMbarrierArriveOp : CUDAOp<"mbarrier_arrive"> {
   let Summary = "Arrive on an mbarrier, optionally expecting transaction bytes";
-  let Example = "cuda.mbarrier_arrive %bar {tx_bytes = 16384}";
+  let Description = [{
+    One arrival of the calling thread on the current phase of %barrier
+    (mbarrier.arrive); with `tx_bytes` (1 to 2^20 - 1) the phase also
+    waits for that many bytes of asynchronous copies
+    (mbarrier.arrive.expect_tx), which cuda.tma_load copies complete.
+    With `per_warp`, executed by whole warps, only lane 0 arrives: a
+    predicated instruction rather than a branch, so that no divergent
+    code sits between the wgmma of a pipeline (ptxas would serialize
+    them, C7514).
+  }];
+  let Example = "cuda.mbarrier_arrive %bar[0] {tx_bytes = 16384}";
   let Arguments = (ins Region:$barrier,
-                   IntAttr<"0", "bytes the phase also waits for (arrive.expect_tx)">:$tx_bytes);
+                   IntAttr<"0", "bytes the phase also waits for (arrive.expect_tx)">:$tx_bytes,
+                   BoolAttr<"false", "one arrival per warp, by lane 0">:$per_warp);
   let Format = "$barrier attr-dict";
-  let Verifier = "verifyCUDAMbarrierOp";
+  let Verifier = "verifyCUDAMbarrierArriveOp";
+  let Elementwise = 1;
+  let Writes = ["barrier"];
 }
 
 def CUDAMbarrierWaitOp : CUDAOp<"mbarrier_wait"> {
   let Summary = "Wait until an mbarrier completes the given phase parity";
-  let Example = "cuda.mbarrier_wait %bar, %k % 2";
+  let Description = [{
+    The calling thread waits until the phase of %barrier whose parity is
+    `phase` (0 or 1; only its lowest bit counts) has completed
+    (mbarrier.try_wait.parity in a loop). A freshly initialized barrier
+    counts the phase before its first, of parity 1, as complete. Memory
+    that the arrivals and copies of the phase released is visible after
+    the wait.
+  }];
+  let Example = "cuda.mbarrier_wait %bar[0], %k % 2";
   let Arguments = (ins Region:$barrier, Expr:$phase);
   let Format = "$barrier `,` $phase attr-dict";
   let Verifier = "verifyCUDAMbarrierOp";
+  let Elementwise = 1;
 }
 
 def CUDASetmaxnregOp : CUDAOp<"setmaxnreg"> {
   let Summary = "Raise or lower the registers per thread of the current warpgroup";
+  let Description = [{
+    Executed by all 128 threads of a warpgroup together
+    (setmaxnreg.{inc,dec}.sync.aligned). The kernel must consist of whole
+    warpgroups; code generation gives it the register count at entry that
+    ptxas needs (launch bounds with one block per multiprocessor), and the
+    code of each register budget should sit on its own side of a branch
+    on the warpgroup.
+  }];
   let Example = "cuda.setmaxnreg inc {count = 240}";
   let Arguments = (ins EnumAttr<["inc", "dec"], "", "raise or lower">:$action,
                    IntAttr<"", "registers per thread, 24 to 256, a multiple of 8">:$count);
   let Format = "$action attr-dict";
   let Verifier = "verifyCUDASetmaxnregOp";
+  let Elementwise = 1;
+}
+
+def CUDAFenceMbarrierInitOp : CUDAOp<"fence_mbarrier_init"> {
+  let Summary = "Make this thread's mbarrier initializations visible to the async proxy and the block (fence.mbarrier_init)";
+  let Example = "cuda.fence_mbarrier_init";
+  let Format = "attr-dict";
+  let Elementwise = 1;
+}
+
+def CUDATmaLoadOp : CUDAOp<"tma_load"> {
+  let Summary = "One bulk tensor copy of a 2-D box from global to shared memory (cp.async.bulk.tensor)";
+  let Description = [{
+    Per-thread code, usually one thread of a producer warp. Copies the box
+    of `box_rows` x `box_cols` elements of the global tensor %tensor whose
+    first element is (%row, %col) (either may be negative or past the
+    tensor's end: elements outside it read as zero) to %dst in shared
+    memory, rows of `box_cols` elements one after another, with the
+    `swizzle`-byte swizzle of the 16-byte chunks (the pattern wgmma's
+    matrix descriptors read), and completes box_rows * box_cols * element
+    size bytes of transactions on the mbarrier %barrier. %dst must be
+    128-byte aligned in shared memory (1024-byte with a swizzle: the
+    pattern follows the address). Code generation passes the kernel a
+    tensor map of %tensor for each box shape, built by the runtime at
+    launch; with `optional`, the kernel tests (cuda.tma_ready) that TMA can
+    describe the tensor before it issues this copy.
+  }];
+  let Example = "cuda.tma_load %A, %m0, %k0 -> %As[%stage * 8192], %bar[%s] {box_rows = 128, box_cols = 64, swizzle = 128}";
+  let Arguments = (ins Region:$tensor, Expr:$row, Expr:$col, Region:$dst,
+                   Region:$barrier,
+                   IntAttr<"", "rows of the box, 1 to 256">:$box_rows,
+                   IntAttr<"", "elements per box row, 1 to 256, whole 16-byte chunks">:$box_cols,
+                   IntAttr<"0", "swizzle span in bytes: 0, 32, 64 or 128">:$swizzle,
+                   BoolAttr<"false", "the kernel tests the tensor with cuda.tma_ready first">:$optional);
+  let Format = "$tensor `,` $row `,` $col `->` $dst `,` $barrier attr-dict";
+  let Verifier = "verifyCUDATmaLoadOp";
+  let Elementwise = 1;
+  let Writes = ["dst", "barrier"];
+}
+
+def CUDATmaReadyOp : CUDAOp<"tma_ready"> {
+  let Summary = "Whether TMA can read a global tensor: 16-byte aligned data and rows";
+  let Description = [{
+    Per-thread code. Writes 1 to the local %dst when the data of the
+    global tensor %tensor starts at a multiple of 16 bytes and `pitch`,
+    the elements from one of its rows to the next (its row length: a
+    rank-2 contiguous tensor), is a multiple of 16 bytes, else 0: the test
+    the runtime applies before it builds an optional tensor map
+    (tile/Exec/TensorMap.h), so that the kernel uses the map only where it
+    was built.
+  }];
+  let Example = "cuda.tma_ready %A, K -> %ok[0]";
+  let Arguments = (ins Region:$tensor, Expr:$pitch, Region:$dst);
+  let Format = "$tensor `,` $pitch `->` $dst attr-dict";
+  let Verifier = "verifyCUDATmaReadyOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
+def CUDALdgstsArriveOp : CUDAOp<"ldgsts_arrive"> {
+  let Summary = "Arrive on an mbarrier once this thread's cp.async copies land (cp.async.mbarrier.arrive.noinc)";
+  let Description = [{
+    Per-thread code. The mbarrier %barrier receives one arrival of this
+    thread when all of its earlier cuda.ldgsts copies have completed; the
+    barrier's arrival count must include it.
+  }];
+  let Example = "cuda.ldgsts_arrive %bar[0]";
+  let Arguments = (ins Region:$barrier);
+  let Format = "$barrier attr-dict";
+  let Verifier = "verifyCUDAMbarrierOp";
+  let Elementwise = 1;
+  let Writes = ["barrier"];
 }
 
 //===----------------------------------------------------------------------===//
@@ -279,9 +396,36 @@ def CUDAWgmmaMmaOp : CUDAOp<"wgmma_mma"> {
                    IntAttr<"16", "leading byte offset of A">:$lbo_a,
                    IntAttr<"1024", "stride byte offset of A">:$sbo_a,
                    IntAttr<"16", "leading byte offset of B">:$lbo_b,
-                   IntAttr<"1024", "stride byte offset of B">:$sbo_b);
+                   IntAttr<"1024", "stride byte offset of B">:$sbo_b,
+                   BoolAttr<"false", "overwrite C with A * B (scale-d = 0)">:$zero_c);
   let Format = "$a `,` $b `->` $c `,` $a_offset `,` $b_offset attr-dict";
   let Verifier = "verifyCUDAWgmmaMmaOp";
+  let Elementwise = 1;
+  let Writes = ["c"];
+}
+
+def CUDAWgmmaMmaRsOp : CUDAOp<"wgmma_mma_rs"> {
+  let Summary = "One wgmma.mma_async m64nNk16 with A in registers and B in shared memory";
+  let Description = [{
+    Issued by all 128 threads of a warpgroup together. %a is the thread's
+    eight A elements (f16 or bf16, a local array region of 8) in wgmma's
+    register layout of A: with warp w of the warpgroup and lane l,
+    a[i] = A[16w + l/4 + 8*((i/2)%2)][2*(l%4) + i%2 + 8*(i/4)], which is
+    the f32 accumulator layout of the 16 columns of one k-step converted
+    element by element. B and the accumulators are as for
+    cuda.wgmma_mma; a cuda.wgmma_fence of %a's array must come before it
+    when code wrote %a since the last wgmma.
+  }];
+  let Example = "cuda.wgmma_mma_rs %pf[8 : 8], %Vs -> %acc[0 : 64], %boff {n = 128, mn_major_b = true, lbo_b = 8192}";
+  let Arguments = (ins Region:$a, Region:$b, Region:$c, Expr:$b_offset,
+                   IntAttr<"", "N of the instruction: a multiple of 8 from 8 to 256">:$n,
+                   BoolAttr<"false", "B is MN-major (transposed)">:$mn_major_b,
+                   IntAttr<"128", "swizzle width of B in bytes">:$swizzle_b,
+                   IntAttr<"16", "leading byte offset of B">:$lbo_b,
+                   IntAttr<"1024", "stride byte offset of B">:$sbo_b,
+                   BoolAttr<"false", "overwrite C with A * B (scale-d = 0)">:$zero_c);
+  let Format = "$a `,` $b `->` $c `,` $b_offset attr-dict";
+  let Verifier = "verifyCUDAWgmmaMmaRsOp";
   let Elementwise = 1;
   let Writes = ["c"];
 }
@@ -289,8 +433,9 @@ def CUDAWgmmaMmaOp : CUDAOp<"wgmma_mma"> {
 def CUDAWgmmaFenceOp : CUDAOp<"wgmma_fence"> {
   let Summary = "Order register accesses before the following wgmma.mma_async (wgmma.fence)";
   let Description = [{
-    %acc is the local accumulator array the following wgmma.mma_async
-    use: code generation completes every write of it before the fence.
+    %acc is a local array the following wgmma.mma_async use (f32
+    accumulators, or f16/bf16 A registers of cuda.wgmma_mma_rs): code
+    generation completes every write of it before the fence.
   }];
   let Example = "cuda.wgmma_fence %acc";
   let Arguments = (ins Region:$acc);

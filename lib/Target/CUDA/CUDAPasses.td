@@ -88,10 +88,54 @@ def LowerGemmToWGMMA : Pass<CUDAPasses, "hopper-lower-gemm-wgmma"> {
     edges). A gemm that does not qualify is left to the SIMT path (with
     `remarks`, a note says why); a cuda.wgmma that does not qualify is an
     error.
+
+    A kernel whose only work is such a loop (no per-thread code of its
+    own; at its top level allocations, lets, the accumulator's clear, the
+    loop and copies of the accumulator to global memory; operands copied
+    from rank-2 tensors; 1 to 3 warpgroups) is warp-specialized instead:
+    it gets one more warpgroup, the producer (setmaxnreg.dec to 40), whose
+    first thread fills the rings with cuda.tma_load boxes through tensor
+    maps the runtime builds at launch, completing full[stage] mbarriers,
+    while the kernel's own warpgroups (setmaxnreg.inc) wait on them, run
+    wgmma, and release each stage on an empty[stage] mbarrier once its
+    wgmma group has completed. Where TMA cannot read a tensor (data or
+    rows not 16-byte aligned, tested at run time by cuda.tma_ready) the
+    producer's 128 threads fill the stages with cuda.ldgsts instead.
+    `warp-specialize=false`, or `pass.warp_specialize = false` on the
+    function, keeps the cp.async ring.
   }];
   let Options = [
     PassOption<"remarks", "bool", "false",
                "note, for each gemm left to the SIMT path, why">,
+    PassOption<"warp-specialize", "bool", "true",
+               "give kernels that qualify a TMA producer warpgroup">,
   ];
   let Constructor = "createLowerGemmToWGMMAPass";
+}
+
+def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
+  let Summary = "Lower gemm chains whose fragments share the wgmma accumulator layout (FlashAttention) to wgmma";
+  let Description = [{
+    Runs after hopper-lower-gemm-wgmma. A kernel of whole warpgroups whose
+    fragments are all [R, C] or [R], R the rows of its gemms' f32
+    accumulators (a multiple of 64 per warpgroup), keeps every fragment in
+    registers in the wgmma accumulator layout: gemms become wgmma.mma_async
+    (A from a shared tile, or from a 16-bit fragment in registers with
+    cuda.wgmma_mma_rs; clear_accum as scale-d = 0 on the first k-step),
+    parallel loops over (R, C) or (R) become unrolled per-thread code on
+    the thread's elements, reduces along dimension 1 a per-thread partial
+    and two quad shuffles, copies between fragments per-thread conversions,
+    copies out guarded paired stores. Shared tiles the gemms read are
+    filled by 16-byte cp.async copies in the swizzled layouts of the
+    descriptors: once (wait and barrier at the copy), or, when copied in a
+    serial or pipelined loop, as rings of `stages` buffers with a prologue
+    and a wait, proxy fence, barrier and prefetch S - 1 iterations ahead
+    before the first gemm that reads each tile. Kernels that do not
+    qualify are left to the SIMT path; with `remarks` a note says why.
+  }];
+  let Options = [
+    PassOption<"remarks", "bool", "false",
+               "note, for each kernel with a gemm left to the SIMT path, why">,
+  ];
+  let Constructor = "createWGMMAFragmentsPass";
 }

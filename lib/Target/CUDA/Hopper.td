@@ -24,6 +24,7 @@ def HopperBackend : TargetBackend<"Hopper"> {
   let RegisterPasses = "registerCUDAPasses";
   let DeviceCodeGen = "generateCUDADeviceCode";
   let HostCodeGen = "generateCUDAHostCode";
+  let Emulator = "emulateCUDA";
   let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,
                  DeviceOutput<FormatCubin, Compiled>];
   let ExecutionBackends = [CudaExec];

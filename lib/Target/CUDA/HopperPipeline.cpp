@@ -2,9 +2,14 @@
 //
 // The Hopper variant (cuda with arch >= sm_90a) owns its pipeline. First,
 // hopper-lower-gemm-wgmma turns qualifying f16/bf16 gemm K loops into
-// cp.async rings feeding wgmma with register accumulators; gemms it leaves
-// go to the CUDA backend's mma.sync lowering (cuda-lower-gemm-mma), and
-// everything else takes the same shared SIMT passes as the CUDA backend.
+// rings feeding wgmma with register accumulators (filled through TMA by a
+// producer warpgroup in kernels that are only the K loop, by cp.async
+// from every thread otherwise); then
+// hopper-wgmma-fragments takes kernels whose fragments all fit the wgmma
+// accumulator layout (gemm chains with softmax-like code between them, as
+// in FlashAttention); gemms they leave go to the CUDA backend's mma.sync
+// lowering (cuda-lower-gemm-mma), and everything else takes the same
+// shared SIMT passes as the CUDA backend.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +19,7 @@ namespace tile {
 
 void buildHopperPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createLowerGemmToWGMMAPass());
+  PM.addPass(createWGMMAFragmentsPass());
   PM.addPass(createLowerGemmToMMAPass());
   appendSIMTPasses(PM);
 }

@@ -52,24 +52,58 @@ llvm::Value *descriptor(llvm::IRBuilder<> &B, llvm::Value *Base, llvm::Value *Of
                     B.getInt64(hopper::descriptorFields(LBO, SBO, Swizzle)));
 }
 
+/// cuda.wgmma_mma (A from a descriptor) and cuda.wgmma_mma_rs (A from four
+/// registers of two 16-bit elements each).
 llvm::Error emitWgmmaMma(llvm::IRBuilder<> &B, const OpStmt &Op,
                          llvm::ArrayRef<llvm::Value *> Operands) {
+  bool ARegs = Op.getName() == "cuda.wgmma_mma_rs";
   for (unsigned I : {0u, 1u})
-    if (llvm::Error E = checkSharedBase(B, Operands[I], Op))
-      return E;
+    if (I == 1 || !ARegs)
+      if (llvm::Error E = checkSharedBase(B, Operands[I], Op))
+        return E;
   auto Int = [&](llvm::StringRef Name) { return Op.getAttrOrDefault(Name).getInt(); };
   int64_t N = Int("n"), Regs = N / 2;
   bool BF16 = Op.getOperand("a").R.Buf->getDType() == DType::BF16;
-  llvm::Value *DescA = descriptor(B, Operands[0], Operands[3], Int("lbo_a"),
-                                  Int("sbo_a"), Int("swizzle_a"));
-  llvm::Value *DescB = descriptor(B, Operands[1], Operands[4], Int("lbo_b"),
-                                  Int("sbo_b"), Int("swizzle_b"));
+  llvm::Type *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty();
+  std::vector<llvm::Type *> InTys;
+  std::vector<llvm::Value *> Args;
+  std::string AOperand;
+  if (ARegs) {
+    // Elements 2r and 2r + 1 form register r.
+    llvm::Type *ElTy = BF16 ? B.getBFloatTy() : B.getHalfTy();
+    auto *Pair = llvm::FixedVectorType::get(ElTy, 2);
+    AOperand = "{";
+    for (unsigned R = 0; R != 4; ++R) {
+      llvm::Value *V = llvm::PoisonValue::get(Pair);
+      for (unsigned H = 0; H != 2; ++H)
+        V = B.CreateInsertElement(
+            V,
+            B.CreateAlignedLoad(ElTy, B.CreateConstInBoundsGEP1_64(ElTy, Operands[0], 2 * R + H),
+                                llvm::Align(2)),
+            uint64_t(H));
+      InTys.push_back(I32);
+      Args.push_back(B.CreateBitCast(V, I32));
+      AOperand += (R ? ", $" : "$") + std::to_string(Regs + R);
+    }
+    AOperand += "}";
+  } else {
+    InTys.push_back(I64);
+    Args.push_back(descriptor(B, Operands[0], Operands[3], Int("lbo_a"),
+                              Int("sbo_a"), Int("swizzle_a")));
+    AOperand = "$" + std::to_string(Regs);
+  }
+  unsigned BIdx = Regs + unsigned(Args.size());
+  InTys.push_back(I64);
+  Args.push_back(descriptor(B, Operands[1], Operands[ARegs ? 3 : 4], Int("lbo_b"),
+                            Int("sbo_b"), Int("swizzle_b")));
+  InTys.push_back(I32);
+  Args.push_back(B.getInt32(Op.getAttrOrDefault("zero_c").getBool() ? 0 : 1));
   // { .reg .pred p; setp.ne.b32 p, scale-d, 0;
-  //   wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d...}, da, db, p,
-  //       1, 1, trans-a, trans-b; }
+  //   wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d...}, a, db, p,
+  //       1, 1[, trans-a], trans-b; }
   std::string T = BF16 ? "bf16" : "f16";
   std::string Asm = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
-                    std::to_string(Regs + 2) + ", 0;\n" +
+                    std::to_string(BIdx + 1) + ", 0;\n" +
                     "wgmma.mma_async.sync.aligned.m64n" + std::to_string(N) +
                     "k16.f32." + T + "." + T + " {";
   std::string Cons;
@@ -77,19 +111,17 @@ llvm::Error emitWgmmaMma(llvm::IRBuilder<> &B, const OpStmt &Op,
     Asm += (I ? ", $" : "$") + std::to_string(I);
     Cons += "=f,";
   }
-  Asm += "}, $" + std::to_string(Regs) + ", $" + std::to_string(Regs + 1) +
-         ", p, 1, 1, " +
-         (Op.getAttrOrDefault("mn_major_a").getBool() ? "1" : "0") + ", " +
-         (Op.getAttrOrDefault("mn_major_b").getBool() ? "1" : "0") + ";\n}";
-  Cons += "l,l,r";
+  Asm += "}, " + AOperand + ", $" + std::to_string(BIdx) + ", p, 1, 1, ";
+  if (!ARegs)
+    Asm += std::string(Op.getAttrOrDefault("mn_major_a").getBool() ? "1" : "0") + ", ";
+  Asm += std::string(Op.getAttrOrDefault("mn_major_b").getBool() ? "1" : "0") + ";\n}";
+  Cons += ARegs ? "r,r,r,r,l,r" : "l,l,r";
   for (int64_t I = 0; I != Regs; ++I)
     Cons += "," + std::to_string(I);
   Cons += ",~{memory}";
   llvm::Type *F32 = B.getFloatTy();
   std::vector<llvm::Type *> OutTys(Regs, F32);
   llvm::StructType *RetTy = llvm::StructType::get(B.getContext(), OutTys);
-  std::vector<llvm::Type *> InTys = {B.getInt64Ty(), B.getInt64Ty(), B.getInt32Ty()};
-  std::vector<llvm::Value *> Args = {DescA, DescB, B.getInt32(1)};
   llvm::Value *Acc = Operands[2];
   for (int64_t I = 0; I != Regs; ++I) {
     InTys.push_back(F32);
@@ -168,18 +200,42 @@ llvm::Error emitLdgsts(llvm::IRBuilder<> &B, const OpStmt &Op,
 /// is done before the fence rather than between two wgmmas. ptxas answers
 /// either by serializing the wgmmas (C7514, C7515).
 void fenceAccumulators(llvm::IRBuilder<> &B, const OpStmt &Op, llvm::Value *Acc) {
-  std::optional<std::vector<int64_t>> Shape =
-      Op.getOperand("acc").R.Buf->getConstShape();
+  const BufferValue &Buf = *Op.getOperand("acc").R.Buf;
+  std::optional<std::vector<int64_t>> Shape = Buf.getConstShape();
   int64_t N = 1;
   for (int64_t D : *Shape)
     N *= D;
-  llvm::Type *F32 = B.getFloatTy();
-  auto *FT = llvm::FunctionType::get(F32, {F32}, false);
-  llvm::InlineAsm *IA = llvm::InlineAsm::get(FT, "", "=f,0", true);
-  for (int64_t I = 0; I != N; ++I) {
-    llvm::Value *P = B.CreateConstInBoundsGEP1_64(F32, Acc, I);
-    llvm::Value *V = B.CreateAlignedLoad(F32, P, llvm::Align(4));
-    B.CreateAlignedStore(B.CreateCall(FT, IA, {V}), P, llvm::Align(4));
+  if (Buf.getDType() == DType::F32) {
+    llvm::Type *F32 = B.getFloatTy();
+    auto *FT = llvm::FunctionType::get(F32, {F32}, false);
+    llvm::InlineAsm *IA = llvm::InlineAsm::get(FT, "", "=f,0", true);
+    for (int64_t I = 0; I != N; ++I) {
+      llvm::Value *P = B.CreateConstInBoundsGEP1_64(F32, Acc, I);
+      llvm::Value *V = B.CreateAlignedLoad(F32, P, llvm::Align(4));
+      B.CreateAlignedStore(B.CreateCall(FT, IA, {V}), P, llvm::Align(4));
+    }
+    return;
+  }
+  // 16-bit A elements go through in the pairs wgmma reads as one 32-bit
+  // register, so that the packing is done before the fence too.
+  llvm::Type *ElTy = Buf.getDType() == DType::F16 ? B.getHalfTy() : B.getBFloatTy();
+  auto *Pair = llvm::FixedVectorType::get(ElTy, 2);
+  llvm::Type *I32 = B.getInt32Ty();
+  auto *FT = llvm::FunctionType::get(I32, {I32}, false);
+  llvm::InlineAsm *IA = llvm::InlineAsm::get(FT, "", "=r,0", true);
+  for (int64_t I = 0; I + 1 < N; I += 2) {
+    llvm::Value *V = llvm::PoisonValue::get(Pair);
+    for (unsigned H = 0; H != 2; ++H)
+      V = B.CreateInsertElement(
+          V,
+          B.CreateAlignedLoad(ElTy, B.CreateConstInBoundsGEP1_64(ElTy, Acc, I + H),
+                              llvm::Align(2)),
+          uint64_t(H));
+    llvm::Value *R = B.CreateBitCast(B.CreateCall(FT, IA, {B.CreateBitCast(V, I32)}), Pair);
+    for (unsigned H = 0; H != 2; ++H)
+      B.CreateAlignedStore(B.CreateExtractElement(R, uint64_t(H)),
+                           B.CreateConstInBoundsGEP1_64(ElTy, Acc, I + H),
+                           llvm::Align(2));
   }
 }
 
@@ -192,7 +248,7 @@ llvm::Expected<bool> tile::emitNVPTXHopperOp(llvm::IRBuilder<> &B,
   auto Pending = [&](llvm::Type *Ty) {
     return llvm::ConstantInt::get(Ty, Op.getAttrOrDefault("pending").getInt());
   };
-  if (Name == "cuda.wgmma_mma") {
+  if (Name == "cuda.wgmma_mma" || Name == "cuda.wgmma_mma_rs") {
     if (llvm::Error E = emitWgmmaMma(B, Op, Operands))
       return std::move(E);
   } else if (Name == "cuda.wgmma_fence") {

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Writes the FlashAttention tile-shape variants of this folder.
+
+Each variant is examples/flash_attention.tile (plain and causal entries)
+with BM query rows per block (BM / 64 warpgroups of 128 threads), key tiles
+of BN and a K/V ring of S stages. "e2" variants compute the softmax in base
+2 with the scale folded into one multiplier (scale * log2(e), then exp2),
+one multiply per score fewer; "o0" variants turn off the overlap of the
+second gemm with the next iteration (pass.wgmma_overlap = false).
+run_attention.sh times them side by side. Run from anywhere; it rewrites
+the .tile files here.
+"""
+import os
+
+# (BM, BN, stages, exp2 form, overlap)
+VARIANTS = [(64, 64, 2, False, True), (64, 64, 2, False, False),
+            (64, 64, 2, True, True), (128, 64, 2, False, True),
+            (128, 64, 2, True, True), (128, 64, 3, True, True)]
+
+BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, H, S, 128], %O: f16[B, H, S, 128], %scale: f32){attrs} {{
+  kernel grid(ceildiv(S, {bm}), H, B) threads({threads}) (%bx, %by, %bz) {{
+    %Qs = alloc shared f16[{bm}, 128]
+    %Ks = alloc shared f16[{bn}, 128]
+    %Vs = alloc shared f16[{bn}, 128]
+    %Sc = alloc fragment f32[{bm}, {bn}]
+    %P = alloc fragment f16[{bm}, {bn}]
+    %Of = alloc fragment f32[{bm}, 128]
+    %m = alloc fragment f32[{bm}]
+    %m_prev = alloc fragment f32[{bm}]
+    %l = alloc fragment f32[{bm}]
+    %rowsum = alloc fragment f32[{bm}]
+    %alpha = alloc fragment f32[{bm}]
+    {prelude}copy %Q[%bz, %by, %bx * {bm}, 0] -> %Qs
+    clear %Of
+    clear %l
+    fill %m, -inf<f32>()
+    for %j in pipelined(0, {hi}, stages = {stages}) {{
+      copy %K[%bz, %by, %j * {bn}, 0] -> %Ks
+      gemm %Qs, %Ks -> %Sc {{transpose_b = true, clear_accum = true}}
+      for %i, %c in parallel({bm}, {bn}) {{
+        {mask}
+      }}
+      copy %m -> %m_prev
+      reduce max %Sc -> %m {{dim = 1, clear = false}}
+      for %i in parallel({bm}) {{
+        %alpha[%i] = {exp}(%m_prev[%i] - %m[%i])
+      }}
+      for %i, %c in parallel({bm}, {bn}) {{
+        %Sc[%i, %c] = {exp}(%Sc[%i, %c] - %m[%i])
+      }}
+      reduce sum %Sc -> %rowsum {{dim = 1}}
+      for %i in parallel({bm}) {{
+        %l[%i] = %l[%i] * %alpha[%i] + %rowsum[%i]
+      }}
+      for %i, %d in parallel({bm}, 128) {{
+        %Of[%i, %d] = %Of[%i, %d] * %alpha[%i]
+      }}
+      copy %Sc -> %P
+      copy %V[%bz, %by, %j * {bn}, 0] -> %Vs
+      gemm %P, %Vs -> %Of
+    }}
+    for %i, %d in parallel({bm}, 128) {{
+      %Of[%i, %d] = %Of[%i, %d] / %l[%i]
+    }}
+    copy %Of -> %O[%bz, %by, %bx * {bm}, 0]
+  }}
+}}
+"""
+
+PLAIN = "%Sc[%i, %c] = select(%j * {bn} + %c < S, %Sc[%i, %c] * {sc}, -inf<f32>())"
+CAUSAL = ("let %q = %bx * {bm} + %i\n        let %kv = %j * {bn} + %c\n        "
+          "%Sc[%i, %c] = select(%kv <= %q && %kv < S, %Sc[%i, %c] * {sc}, -inf<f32>())")
+
+here = os.path.dirname(os.path.abspath(__file__))
+for bm, bn, stages, e2, overlap in VARIANTS:
+    p = dict(bm=bm, bn=bn, stages=stages, threads=bm * 2,
+             sc="%sl2" if e2 else "%scale", exp="exp2" if e2 else "exp",
+             prelude="let %sl2 = %scale * 1.4426950408889634\n    " if e2 else "",
+             attrs="" if overlap else " attributes {pass.wgmma_overlap = false}")
+    text = (f"// FlashAttention forward, {bm} query rows per block ({bm // 64} warpgroups),\n"
+            f"// key tiles of {bn}, a {stages}-stage K/V ring"
+            + (", softmax in base 2" if e2 else "")
+            + ("" if overlap else ", no gemm overlap")
+            + ". Written by make_variants.py.\n")
+    p["mask"] = PLAIN.format(**p)
+    text += BODY.format(name="flash_attention", hi=f"ceildiv(S, {bn})", **p)
+    text += "\n"
+    # Blocks with the most key tiles first (the last query rows), so that
+    # the long blocks do not trail at the end of the grid.
+    p["mask"] = CAUSAL.format(**p).replace("%bx", "%qb")
+    causal = BODY.format(name="flash_attention_causal",
+                         hi=f"min(ceildiv((%qb + 1) * {bm}, {bn}), ceildiv(S, {bn}))", **p)
+    causal = causal.replace("copy %Q[%bz, %by, %bx", "copy %Q[%bz, %by, %qb")
+    causal = causal.replace("copy %Of -> %O[%bz, %by, %bx", "copy %Of -> %O[%bz, %by, %qb")
+    causal = causal.replace(f"    %Qs = alloc shared", f"    let %qb = ceildiv(S, {bm}) - 1 - %bx\n    %Qs = alloc shared", 1)
+    text += causal
+    name = f"fa_{bm}x{bn}s{stages}" + ("_e2" if e2 else "") + ("" if overlap else "_o0")
+    with open(os.path.join(here, name + ".tile"), "w") as f:
+        f.write(text)

@@ -1,0 +1,34 @@
+//===- Emulator.h - Running a backend's lowered code on the host -*- C++ -*-===//
+//
+// A target backend may declare an emulator (the `Emulator` entry point of
+// its TargetBackend record): a function that runs a function as the
+// backend's pipeline left it, on host tensors, modelling the device's
+// execution of that code (its threads, memories and dialect ops) rather
+// than the language's semantics. Tools reach it through the resolved
+// BackendContext (tile-jit --emulate), so that the numerics of a lowering
+// can be checked against the reference interpreter without the device.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_TARGET_EMULATOR_H
+#define TILE_TARGET_EMULATOR_H
+
+namespace llvm {
+class SourceMgr;
+}
+
+namespace tile {
+
+struct EmulatorOptions {
+  /// When set, errors carry the location they are about, rendered as
+  /// `file:line:col: error: message` with the source line and a caret.
+  const llvm::SourceMgr *SM = nullptr;
+  /// Bytes past an aligned boundary (256 bytes, a driver allocation's) at
+  /// which each tensor's data starts, as DLPack's byte_offset: an emulator
+  /// models the alignment-dependent paths from it.
+  unsigned DataOffset = 0;
+};
+
+} // namespace tile
+
+#endif // TILE_TARGET_EMULATOR_H

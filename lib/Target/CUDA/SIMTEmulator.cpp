@@ -1,0 +1,1813 @@
+//===- SIMTEmulator.cpp - Lockstep emulation of per-thread CUDA IR --------===//
+//
+// The machine of the CUDA emulator (SIMTEmulator.h): compilation of the
+// lowered function into a tree of executable statements over flattened
+// expressions, lockstep execution of a block's threads under active masks,
+// expressions evaluated once for uniform values and per thread otherwise,
+// and the three memories. The cuda ops are in SIMTEmulatorOps.cpp.
+//
+// The scalar semantics (integer wrapping, casts, NaN-propagating min/max,
+// lazy select and logical operators, the faults) mirror the reference
+// interpreter's (lib/IR/Interpreter.cpp), so that a difference in results
+// comes from the lowering, not from two readings of the language.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SIMTEmulator.h"
+#include "tile/IR/Printer.h"
+#include "tile/IR/Walk.h"
+#include "tile/Target/BackendContext.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/SourceMgr.h"
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace tile;
+using namespace tile::cuda::emu;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+using llvm::SMLoc;
+using llvm::Twine;
+
+//===----------------------------------------------------------------------===//
+// Scalars
+//===----------------------------------------------------------------------===//
+
+int64_t cuda::emu::wrapInt(uint64_t Bits, DType T) {
+  if (isBool(T))
+    return int64_t(Bits & 1);
+  unsigned W = getDTypeBits(T);
+  if (W >= 64)
+    return int64_t(Bits);
+  uint64_t Mask = (uint64_t(1) << W) - 1;
+  Bits &= Mask;
+  if (isSignedInteger(T) && (Bits >> (W - 1)) & 1)
+    Bits |= ~Mask;
+  return int64_t(Bits);
+}
+
+int64_t cuda::emu::minSigned(DType T) {
+  return -int64_t(uint64_t(1) << (getDTypeBits(T) - 1));
+}
+
+double cuda::emu::intToDouble(int64_t V, DType T) {
+  return T == DType::U64 ? double(uint64_t(V)) : double(V);
+}
+
+int64_t cuda::emu::doubleToIntBits(double V) {
+  if (V >= 0x1p64)
+    return int64_t(~uint64_t(0));
+  if (V >= 0x1p63)
+    return int64_t(uint64_t(V));
+  if (V < -0x1p63)
+    return std::numeric_limits<int64_t>::min();
+  return int64_t(V);
+}
+
+bool cuda::emu::lessThan(int64_t A, int64_t B, DType T) {
+  return isUnsigned(T) ? uint64_t(A) < uint64_t(B) : A < B;
+}
+
+/// Float to integer: truncate toward zero, saturate, NaN gives 0.
+static int64_t floatToInt(double V, DType T) {
+  if (std::isnan(V))
+    return 0;
+  V = std::trunc(V);
+  unsigned W = getDTypeBits(T);
+  if (isUnsigned(T)) {
+    if (V <= 0)
+      return 0;
+    if (V >= std::ldexp(1.0, int(W)))
+      return wrapInt(~uint64_t(0), T);
+    return int64_t(uint64_t(V));
+  }
+  double Lim = std::ldexp(1.0, int(W) - 1);
+  if (V >= Lim)
+    return int64_t((uint64_t(1) << (W - 1)) - 1);
+  if (V < -Lim)
+    return minSigned(T);
+  return int64_t(V);
+}
+
+/// The float types a cast rounds to: the storage formats the device
+/// converts to. f32 arithmetic is modelled in f64, so casts to f32 do not.
+static bool castRounds(DType T) {
+  return T == DType::F16 || T == DType::BF16 || T == DType::F8E4M3 ||
+         T == DType::F8E5M2;
+}
+
+Scalar cuda::emu::castScalar(Scalar V, DType From, DType To) {
+  if (From == To)
+    return V;
+  if (isFloat(From)) {
+    if (isFloat(To))
+      return castRounds(To) ? floatScalar(roundToDType(V.F, To)) : V;
+    if (isBool(To))
+      return intScalar(V.F != 0);
+    return intScalar(floatToInt(V.F, To));
+  }
+  if (isFloat(To)) {
+    double D = intToDouble(V.I, From);
+    return floatScalar(castRounds(To) ? roundToDType(D, To) : D);
+  }
+  if (isBool(To))
+    return intScalar(V.I != 0);
+  return intScalar(wrapInt(uint64_t(V.I), To));
+}
+
+double cuda::emu::toStored(Scalar V, DType T) {
+  return isFloat(T) ? roundToDType(V.F, T) : intToDouble(wrapInt(uint64_t(V.I), T), T);
+}
+
+double cuda::emu::convertElement(double V, DType From, DType To) {
+  if (From == To)
+    return V;
+  if (std::isnan(V) && !isFloat(From))
+    return V;
+  Scalar S = isFloat(From) ? floatScalar(V) : intScalar(doubleToIntBits(V));
+  return toStored(castScalar(S, From, To), To);
+}
+
+double cuda::emu::maxOf(double A, double B) {
+  if (std::isnan(A) || std::isnan(B))
+    return std::numeric_limits<double>::quiet_NaN();
+  return A < B ? B : A;
+}
+
+double cuda::emu::minOf(double A, double B) {
+  if (std::isnan(A) || std::isnan(B))
+    return std::numeric_limits<double>::quiet_NaN();
+  return B < A ? B : A;
+}
+
+std::string cuda::emu::formatList(llvm::ArrayRef<int64_t> V) {
+  return "[" +
+         llvm::join(
+             llvm::map_range(V, [](int64_t X) { return llvm::itostr(X); }),
+             ", ") +
+         "]";
+}
+
+static const llvm::fltSemantics *getSemantics(DType T) {
+  switch (T) {
+  case DType::F16:
+    return &llvm::APFloat::IEEEhalf();
+  case DType::BF16:
+    return &llvm::APFloat::BFloat();
+  case DType::F8E4M3:
+    return &llvm::APFloat::Float8E4M3FN();
+  case DType::F8E5M2:
+    return &llvm::APFloat::Float8E5M2();
+  default:
+    return nullptr;
+  }
+}
+
+void cuda::emu::encodeElement(double V, DType T, uint8_t *Out) {
+  unsigned N = getDTypeBytes(T);
+  uint64_t Bits;
+  if (T == DType::F64) {
+    std::memcpy(&Bits, &V, 8);
+  } else if (T == DType::F32) {
+    float F = float(V);
+    uint32_t B32;
+    std::memcpy(&B32, &F, 4);
+    Bits = B32;
+  } else if (const llvm::fltSemantics *Sem = getSemantics(T)) {
+    llvm::APFloat A(V);
+    bool LosesInfo;
+    A.convert(*Sem, llvm::APFloat::rmNearestTiesToEven, &LosesInfo);
+    Bits = A.bitcastToAPInt().getZExtValue();
+  } else {
+    Bits = uint64_t(doubleToIntBits(V));
+  }
+  for (unsigned I = 0; I != N; ++I)
+    Out[I] = uint8_t(Bits >> (8 * I));
+}
+
+double cuda::emu::decodeElement(const uint8_t *In, DType T) {
+  unsigned N = getDTypeBytes(T);
+  uint64_t Bits = 0;
+  for (unsigned I = 0; I != N; ++I)
+    Bits |= uint64_t(In[I]) << (8 * I);
+  switch (T) {
+  case DType::F64: {
+    double D;
+    std::memcpy(&D, &Bits, 8);
+    return D;
+  }
+  case DType::F32: {
+    uint32_t B32 = uint32_t(Bits);
+    float F;
+    std::memcpy(&F, &B32, 4);
+    return F;
+  }
+  case DType::BF16: {
+    uint32_t B32 = uint32_t(Bits) << 16;
+    float F;
+    std::memcpy(&F, &B32, 4);
+    return F;
+  }
+  case DType::F16: {
+    // Exact: sign, 5-bit exponent, 10-bit mantissa. Normal numbers are
+    // assembled as doubles' bits directly.
+    uint64_t Sign = (Bits >> 15) << 63;
+    uint64_t Exp = (Bits >> 10) & 31, Man = Bits & 1023;
+    double V;
+    if (Exp == 31) {
+      V = Man ? std::numeric_limits<double>::quiet_NaN()
+              : std::numeric_limits<double>::infinity();
+    } else if (Exp == 0) {
+      V = std::ldexp(double(Man), -24);
+    } else {
+      uint64_t D = (Exp - 15 + 1023) << 52 | Man << 42;
+      std::memcpy(&V, &D, 8);
+    }
+    return Sign ? -V : V;
+  }
+  case DType::F8E4M3:
+  case DType::F8E5M2: {
+    llvm::APFloat A(*getSemantics(T), llvm::APInt(8, Bits));
+    bool LosesInfo;
+    A.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+              &LosesInfo);
+    return A.convertToDouble();
+  }
+  default:
+    return intToDouble(wrapInt(Bits, T), T);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+std::string SIMTEmulator::render(SMLoc Loc, const Twine &Msg) const {
+  if (!Opts.SM || !Loc.isValid() || !Opts.SM->FindBufferContainingLoc(Loc))
+    return Msg.str();
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  Opts.SM->PrintMessage(OS, Loc, llvm::SourceMgr::DK_Error, Msg, /*Ranges=*/{},
+                        /*FixIts=*/{}, /*ShowColors=*/false);
+  return llvm::StringRef(S).rtrim().str();
+}
+
+std::string SIMTEmulator::where(SMLoc Loc) const {
+  if (!Opts.SM || !Loc.isValid())
+    return "an unknown location";
+  unsigned Buf = Opts.SM->FindBufferContainingLoc(Loc);
+  if (!Buf)
+    return "an unknown location";
+  auto [Line, Col] = Opts.SM->getLineAndColumn(Loc, Buf);
+  return (Opts.SM->getMemoryBuffer(Buf)->getBufferIdentifier() + ":" +
+          Twine(Line) + ":" + Twine(Col))
+      .str();
+}
+
+llvm::Error SIMTEmulator::makeError(SMLoc Loc, const Twine &Msg) const {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 render(Loc.isValid() ? Loc : EnclosingLoc, Msg));
+}
+
+void SIMTEmulator::fail(SMLoc Loc, const Twine &Msg, int64_t Lane) {
+  if (Failed)
+    return;
+  Failed = true;
+  if (!Loc.isValid())
+    Loc = CurLoc;
+  std::string Where;
+  if (InBlock) {
+    std::string Block = "block (" + std::to_string(BlockIdx[0]) + ", " +
+                        std::to_string(BlockIdx[1]) + ", " +
+                        std::to_string(BlockIdx[2]) + ")";
+    Where = Lane >= 0 ? " (thread " + std::to_string(Lane) + " of " + Block + ")"
+                      : " (" + Block + ")";
+  }
+  FailMsg = render(Loc, Msg + Where);
+}
+
+//===----------------------------------------------------------------------===//
+// Compilation
+//===----------------------------------------------------------------------===//
+
+SlotRef SIMTEmulator::newSlot(const Value *V, bool Uniform) {
+  SlotRef S{NumSlots, Uniform};
+  NumSlots += Uniform ? 1 : MaxLanes;
+  SlotOf[V] = S;
+  if (!Uniform)
+    Varying.insert(V);
+  return S;
+}
+
+uint32_t SIMTEmulator::newBuffer(const BufferValue *B) {
+  uint32_t Id = Buffers.size();
+  Buffers.emplace_back();
+  Buffer &X = Buffers.back();
+  X.Decl = B;
+  X.Ty = B->getDType();
+  X.Bytes = getDTypeBytes(X.Ty);
+  X.Where = B->getScope() == MemScope::Global   ? Storage::Global
+            : B->getScope() == MemScope::Shared ? Storage::Shared
+                                                : Storage::Thread;
+  BufferOf[B] = Id;
+  return Id;
+}
+
+llvm::Expected<uint32_t> SIMTEmulator::compileExpr(const Expr &E) {
+  Node N;
+  N.Ty = N.ArgTy = E.getDType();
+  N.Loc = E.getLoc();
+  llvm::SmallVector<const Expr *, 3> Kids;
+  switch (E.getKind()) {
+  case Expr::Kind::IntLit: {
+    N.K = NodeKind::Const;
+    int64_t V = cast<IntLitExpr>(E).getValue();
+    N.C = isFloat(N.Ty) ? floatScalar(double(V))
+                        : intScalar(wrapInt(uint64_t(V), N.Ty));
+    break;
+  }
+  case Expr::Kind::FloatLit: {
+    N.K = NodeKind::Const;
+    double V = cast<FloatLitExpr>(E).getValue();
+    N.C = isFloat(N.Ty) ? floatScalar(V) : intScalar(floatToInt(V, N.Ty));
+    break;
+  }
+  case Expr::Kind::Inf:
+    N.K = NodeKind::Const;
+    N.C = floatScalar(std::numeric_limits<double>::infinity());
+    break;
+  case Expr::Kind::Ref: {
+    const Value *V = cast<RefExpr>(E).getValue();
+    auto It = SlotOf.find(V);
+    if (It == SlotOf.end())
+      return makeError(E.getLoc(),
+                       "'" + V->getName() + "' is used where it is not bound");
+    N.K = NodeKind::Slot;
+    N.Index = It->second.Base;
+    N.Uniform = It->second.Uniform;
+    break;
+  }
+  case Expr::Kind::Load: {
+    const auto &L = cast<LoadExpr>(E);
+    auto It = BufferOf.find(L.getBuffer());
+    if (It == BufferOf.end())
+      return makeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
+                                       "' is used before it is allocated");
+    N.K = NodeKind::Load;
+    N.Index = It->second;
+    // Every thread has its own registers.
+    N.Uniform = Buffers[N.Index].Where != Storage::Thread;
+    for (const ExprPtr &I : L.getIndices())
+      Kids.push_back(I.get());
+    break;
+  }
+  case Expr::Kind::Binary: {
+    const auto &B = cast<BinaryExpr>(E);
+    N.K = NodeKind::Binary;
+    N.Op = uint8_t(B.getOp());
+    N.ArgTy = B.getLHS()->getDType();
+    Kids = {B.getLHS(), B.getRHS()};
+    break;
+  }
+  case Expr::Kind::Unary: {
+    const auto &U = cast<UnaryExpr>(E);
+    N.K = NodeKind::Unary;
+    N.Op = uint8_t(U.getOp());
+    N.ArgTy = U.getOperand()->getDType();
+    Kids = {U.getOperand()};
+    break;
+  }
+  case Expr::Kind::Call: {
+    const auto &C = cast<CallExpr>(E);
+    N.K = NodeKind::Call;
+    N.Op = uint8_t(C.getIntrinsic());
+    unsigned TypeArg = C.getIntrinsic() == Intrinsic::Select ? 1 : 0;
+    N.ArgTy = C.getArgs()[TypeArg]->getDType();
+    for (const ExprPtr &A : C.getArgs())
+      Kids.push_back(A.get());
+    break;
+  }
+  case Expr::Kind::Cast: {
+    const auto &C = cast<CastExpr>(E);
+    N.K = NodeKind::Cast;
+    N.ArgTy = C.getOperand()->getDType();
+    Kids = {C.getOperand()};
+    break;
+  }
+  }
+  llvm::SmallVector<uint32_t, 4> KidIds;
+  for (const Expr *K : Kids) {
+    auto Id = compileExpr(*K);
+    if (!Id)
+      return Id.takeError();
+    KidIds.push_back(*Id);
+    N.Uniform &= Nodes[*Id].Uniform;
+  }
+  N.FirstArg = ArgIds.size();
+  N.NumArgs = KidIds.size();
+  ArgIds.insert(ArgIds.end(), KidIds.begin(), KidIds.end());
+  Nodes.push_back(N);
+  return uint32_t(Nodes.size() - 1);
+}
+
+llvm::Error SIMTEmulator::compileBlock(const Block &B, std::vector<XStmt> &Out) {
+  for (const StmtPtr &S : B.Stmts)
+    if (llvm::Error E = compileStmt(*S, Out))
+      return E;
+  return llvm::Error::success();
+}
+
+llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
+  // Statements passes build without a location report at the enclosing one.
+  SMLoc Enclosing = EnclosingLoc;
+  EnclosingLoc = locOf(S);
+  llvm::scope_exit Restore([&] { EnclosingLoc = Enclosing; });
+  auto Add = [](XStmt &X, llvm::Expected<uint32_t> Id) -> llvm::Error {
+    if (!Id)
+      return Id.takeError();
+    X.Exprs.push_back(*Id);
+    return llvm::Error::success();
+  };
+  switch (S.getKind()) {
+  case Stmt::Kind::Let: {
+    const auto &L = cast<LetStmt>(S);
+    XStmt X(XStmt::Kind::Let, &S, locOf(S));
+    if (llvm::Error E = Add(X, compileExpr(*L.getInit())))
+      return E;
+    X.Vars.push_back(newSlot(L.getVar(), Nodes[X.Exprs[0]].Uniform));
+    Out.push_back(std::move(X));
+    return llvm::Error::success();
+  }
+  case Stmt::Kind::Store: {
+    const auto &St = cast<StoreStmt>(S);
+    XStmt X(XStmt::Kind::Store, &S, locOf(S));
+    auto It = BufferOf.find(St.getBuffer());
+    if (It == BufferOf.end())
+      return makeError(S.getLoc(), "'%" + St.getBuffer()->getName() +
+                                       "' is stored to before it is allocated");
+    X.Buf = It->second;
+    for (const ExprPtr &I : St.getIndices())
+      if (llvm::Error E = Add(X, compileExpr(*I)))
+        return E;
+    if (llvm::Error E = Add(X, compileExpr(*St.getValue())))
+      return E;
+    Out.push_back(std::move(X));
+    return llvm::Error::success();
+  }
+  case Stmt::Kind::Alloc: {
+    const BufferValue *B = cast<AllocStmt>(S).getBuffer();
+    XStmt X(XStmt::Kind::Alloc, &S, locOf(S));
+    for (const ExprPtr &D : B->getShape())
+      if (llvm::Error E = Add(X, compileExpr(*D)))
+        return E;
+    X.Buf = newBuffer(B);
+    Buffer &Buf = Buffers[X.Buf];
+    if (Buf.Where == Storage::Global) {
+      Out.push_back(std::move(X));
+      return llvm::Error::success();
+    }
+    if (!InKernel)
+      return makeError(S.getLoc(),
+                       "'%" + B->getName() + "' is a " +
+                           getScopeName(B->getScope()) +
+                           " buffer outside a kernel; the CUDA emulator "
+                           "places on-chip buffers in a kernel's blocks");
+    std::optional<std::vector<int64_t>> Shape = B->getConstShape();
+    if (!Shape)
+      return makeError(S.getLoc(), "'%" + B->getName() +
+                                       "' needs a constant shape to be placed "
+                                       "in on-chip memory");
+    Buf.Shape = *Shape;
+    Buf.Strides.assign(Shape->size(), 1);
+    for (size_t D = Shape->size(); D-- > 1;)
+      Buf.Strides[D - 1] = Buf.Strides[D] * (*Shape)[D];
+    Buf.NumElems = 1;
+    for (int64_t D : *Shape)
+      Buf.NumElems *= D;
+    if (Buf.Where == Storage::Shared) {
+      // As the CUDA code generator: 16-byte aligned slices of the kernel's
+      // dynamic shared memory in allocation order.
+      Buf.SmemOffset = (SmemBytes + 15) / 16 * 16;
+      SmemBytes = Buf.SmemOffset + Buf.NumElems * Buf.Bytes;
+    } else {
+      Buf.Lanes.assign(size_t(CurThreads * Buf.NumElems),
+                       std::numeric_limits<double>::quiet_NaN());
+    }
+    Out.push_back(std::move(X));
+    return llvm::Error::success();
+  }
+  case Stmt::Kind::For:
+    return compileFor(cast<ForStmt>(S), Out);
+  case Stmt::Kind::If: {
+    const auto &I = cast<IfStmt>(S);
+    XStmt X(XStmt::Kind::If, &S, locOf(S));
+    if (llvm::Error E = Add(X, compileExpr(*I.getCond())))
+      return E;
+    if (llvm::Error E = compileBlock(I.getThen(), X.Body))
+      return E;
+    X.HasElse = I.hasElse();
+    if (X.HasElse)
+      if (llvm::Error E = compileBlock(I.getElse(), X.Else))
+        return E;
+    Out.push_back(std::move(X));
+    return llvm::Error::success();
+  }
+  case Stmt::Kind::Kernel: {
+    auto X = compileKernel(cast<KernelStmt>(S));
+    if (!X)
+      return X.takeError();
+    Out.push_back(std::move(*X));
+    return llvm::Error::success();
+  }
+  case Stmt::Kind::Op: {
+    auto X = compileOp(cast<OpStmt>(S));
+    if (!X)
+      return X.takeError();
+    Out.push_back(std::move(*X));
+    return llvm::Error::success();
+  }
+  }
+  llvm_unreachable("unknown statement");
+}
+
+/// A serial loop per variable; a parallel loop becomes nested serial loops
+/// over its dimensions (row-major order, as the interpreter runs it).
+llvm::Error SIMTEmulator::compileFor(const ForStmt &Fo, std::vector<XStmt> &Out) {
+  std::vector<XStmt> *Into = &Out;
+  XStmt *Innermost = nullptr;
+  for (const LoopDim &D : Fo.getDims()) {
+    XStmt X(XStmt::Kind::For, &Fo, locOf(Fo));
+    X.VarTy = D.Var->getDType();
+    bool Uniform = true;
+    if (D.Lo) {
+      auto Id = compileExpr(*D.Lo);
+      if (!Id)
+        return Id.takeError();
+      X.Exprs.push_back(*Id);
+    } else {
+      Node Zero;
+      Zero.K = NodeKind::Const;
+      Zero.Ty = Zero.ArgTy = X.VarTy;
+      Zero.Loc = Fo.getLoc();
+      Nodes.push_back(Zero);
+      X.Exprs.push_back(uint32_t(Nodes.size() - 1));
+    }
+    auto Hi = compileExpr(*D.Hi);
+    if (!Hi)
+      return Hi.takeError();
+    X.Exprs.push_back(*Hi);
+    if (Fo.getLoopKind() != LoopKind::Parallel && Fo.getStep()) {
+      auto Step = compileExpr(*Fo.getStep());
+      if (!Step)
+        return Step.takeError();
+      X.Exprs.push_back(*Step);
+      X.HasStep = true;
+    }
+    for (uint32_t Id : X.Exprs)
+      Uniform &= Nodes[Id].Uniform;
+    X.Vars.push_back(newSlot(D.Var.get(), Uniform));
+    Into->push_back(std::move(X));
+    Innermost = &Into->back();
+    Into = &Innermost->Body;
+  }
+  return compileBlock(Fo.getBody(), Innermost->Body);
+}
+
+llvm::Expected<XStmt> SIMTEmulator::compileKernel(const KernelStmt &K) {
+  if (InKernel)
+    return makeError(K.getLoc(), "kernels cannot be nested");
+  XStmt X(XStmt::Kind::Kernel, &K, locOf(K));
+  for (const ExprPtr &G : K.getGrid()) {
+    auto Id = compileExpr(*G);
+    if (!Id)
+      return Id.takeError();
+    X.Exprs.push_back(*Id);
+  }
+  std::optional<int64_t> T = K.getThreads()->getConstInt();
+  if (!T || *T <= 0)
+    return makeError(K.getThreads()->getLoc(),
+                     "thread count must be a positive integer constant");
+  X.Threads = *T;
+  for (const auto &B : K.getBlockIndices())
+    X.Vars.push_back(newSlot(B.get(), /*Uniform=*/true));
+  if (const Value *Tx = K.getThreadIndex())
+    X.Tx = newSlot(Tx, /*Uniform=*/false);
+  InKernel = true;
+  CurThreads = *T;
+  SmemBytes = 0;
+  CurHasWgmma = false;
+  llvm::Error E = compileBlock(K.getBody(), X.Body);
+  InKernel = false;
+  if (E)
+    return std::move(E);
+  X.HasWgmma = CurHasWgmma;
+  X.Ints.push_back(SmemBytes);
+  return X;
+}
+
+llvm::Expected<XRegion> SIMTEmulator::compileRegion(const Region &R) {
+  XRegion X;
+  X.Loc = R.Loc;
+  auto It = BufferOf.find(R.Buf);
+  if (It == BufferOf.end())
+    return makeError(R.Loc, "'%" + R.Buf->getName() +
+                                "' is used before it is allocated");
+  X.Buf = It->second;
+  for (const RegionIndex &I : R.Indices) {
+    auto Id = compileExpr(*I.Offset);
+    if (!Id)
+      return Id.takeError();
+    X.Off.push_back(*Id);
+  }
+  return X;
+}
+
+llvm::StringRef XStmt::opName() const { return cast<OpStmt>(Src)->getName(); }
+
+llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
+  std::optional<EmuOp> Kind =
+      llvm::StringSwitch<std::optional<EmuOp>>(Op.getName())
+          .Case("barrier", EmuOp::Barrier)
+          .Case("atomic_elem", EmuOp::AtomicElem)
+          .Case("cuda.vload", EmuOp::VLoad)
+          .Case("cuda.vstore", EmuOp::VStore)
+          .Case("cuda.store_pair", EmuOp::StorePair)
+          .Case("cuda.shfl_xor", EmuOp::ShflXor)
+          .Case("cuda.ldmatrix", EmuOp::Ldmatrix)
+          .Case("cuda.mma_sync", EmuOp::MmaSync)
+          .Case("cuda.cp_async", EmuOp::CpAsync)
+          .Case("cuda.ldgsts", EmuOp::Ldgsts)
+          .Cases({"cuda.cp_async_commit", "cuda.ldgsts_commit"},
+                 EmuOp::AsyncCommit)
+          .Cases({"cuda.cp_async_wait", "cuda.ldgsts_wait"}, EmuOp::AsyncWait)
+          .Case("cuda.fence_proxy_async", EmuOp::FenceProxyAsync)
+          .Case("cuda.wgmma_mma", EmuOp::WgmmaMma)
+          .Case("cuda.wgmma_mma_rs", EmuOp::WgmmaMmaRs)
+          .Case("cuda.wgmma_fence", EmuOp::WgmmaFence)
+          .Case("cuda.wgmma_commit", EmuOp::WgmmaCommit)
+          .Case("cuda.wgmma_wait", EmuOp::WgmmaWait)
+          .Default(std::nullopt);
+  if (!Kind) {
+    if (Op.getInfo().isCommon())
+      return makeError(Op.getLoc(),
+                       "op '" + Op.getName() +
+                           "' cannot be emulated: the CUDA emulator runs the "
+                           "per-thread code the pipeline produces, and the "
+                           "pipeline left this tile op unlowered");
+    llvm::StringRef Name = Op.getName();
+    // The ops of warp-specialized kernels: their producer and consumer
+    // warpgroups wait on each other, which lockstep execution cannot do.
+    if (Name.starts_with("cuda.tma_") || Name.starts_with("cuda.mbarrier_") ||
+        Name == "cuda.fence_mbarrier_init" || Name == "cuda.ldgsts_arrive" ||
+        Name == "cuda.setmaxnreg")
+      return makeError(Op.getLoc(),
+                       "op '" + Name +
+                           "' cannot be emulated: the CUDA emulator does not "
+                           "model TMA, mbarriers or setmaxnreg (warp-"
+                           "specialized kernels); the function attribute "
+                           "pass.warp_specialize = false keeps a GEMM's "
+                           "cp.async ring, which it runs");
+    return makeError(Op.getLoc(), "op '" + Name +
+                                      "' cannot be emulated: the CUDA "
+                                      "emulator does not model it");
+  }
+  if (!InKernel && *Kind != EmuOp::AtomicElem)
+    return makeError(Op.getLoc(), "op '" + Op.getName() +
+                                      "' is outside a kernel; it needs a "
+                                      "block's threads");
+  XStmt X(XStmt::Kind::Op, &Op, locOf(Op));
+  X.Op = *Kind;
+  for (const OpOperand &O : Op.getOperands()) {
+    if (O.Kind == OperandKind::Expr) {
+      auto Id = compileExpr(*O.E);
+      if (!Id)
+        return Id.takeError();
+      X.Exprs.push_back(*Id);
+      continue;
+    }
+    auto R = compileRegion(O.R);
+    if (!R)
+      return R.takeError();
+    X.Regions.push_back(std::move(*R));
+  }
+  auto Int = [&](const char *Name) {
+    return Op.getAttrOrDefault(Name).getInt();
+  };
+  auto Bool = [&](const char *Name) {
+    return int64_t(Op.getAttrOrDefault(Name).getBool());
+  };
+  auto MarkWgmmaOperand = [&](unsigned RegionNo) {
+    Buffers[X.Regions[RegionNo].Buf].WgmmaOperand = true;
+    CurHasWgmma = true;
+  };
+  switch (X.Op) {
+  case EmuOp::AtomicElem: {
+    llvm::StringRef K = Op.getAttrOrDefault("kind").getStr();
+    X.Ints.push_back(K == "add" ? 0 : K == "max" ? 1 : 2);
+    break;
+  }
+  case EmuOp::VLoad:
+  case EmuOp::VStore:
+    X.Ints.push_back(Int("width"));
+    break;
+  case EmuOp::ShflXor:
+    X.Ints.push_back(Int("offset"));
+    break;
+  case EmuOp::Ldmatrix: {
+    llvm::StringRef Num = Op.getAttrOrDefault("num").getStr();
+    X.Ints.push_back(Num == "x1" ? 1 : Num == "x2" ? 2 : 4);
+    X.Ints.push_back(Bool("trans"));
+    break;
+  }
+  case EmuOp::Ldgsts:
+    X.Ints.push_back(Bool("full"));
+    break;
+  case EmuOp::AsyncWait:
+    X.Ints.push_back(Int("pending"));
+    break;
+  case EmuOp::WgmmaMma:
+  case EmuOp::WgmmaMmaRs: {
+    bool Rs = X.Op == EmuOp::WgmmaMmaRs;
+    X.Ints = {Int("n"),
+              Rs ? 0 : Bool("mn_major_a"),
+              Bool("mn_major_b"),
+              Rs ? 0 : Int("swizzle_a"),
+              Int("swizzle_b"),
+              Rs ? 0 : Int("lbo_a"),
+              Rs ? 0 : Int("sbo_a"),
+              Int("lbo_b"),
+              Int("sbo_b"),
+              Bool("zero_c")};
+    MarkWgmmaOperand(2);
+    if (Rs)
+      MarkWgmmaOperand(0);
+    break;
+  }
+  case EmuOp::WgmmaFence:
+    MarkWgmmaOperand(0);
+    break;
+  case EmuOp::WgmmaWait:
+    MarkWgmmaOperand(0);
+    X.Ints.push_back(Int("pending"));
+    break;
+  case EmuOp::WgmmaCommit:
+  case EmuOp::FenceProxyAsync:
+    CurHasWgmma = true;
+    break;
+  default:
+    break;
+  }
+  return X;
+}
+
+//===----------------------------------------------------------------------===//
+// Arguments
+//===----------------------------------------------------------------------===//
+
+llvm::Error SIMTEmulator::bindArguments(llvm::ArrayRef<ArgValue> Args) {
+  llvm::ArrayRef<std::unique_ptr<Value>> Params = F.getParams();
+  if (Args.size() != Params.size())
+    return makeError(F.getLoc(), "@" + F.getName() + " takes " +
+                                     Twine(Params.size()) + " arguments but " +
+                                     Twine(Args.size()) + " were given");
+  llvm::DenseMap<const Value *, std::string> BoundBy;
+  auto Bind = [&](const Expr &E, int64_t Actual, const std::string &What,
+                  const std::string &Desc) -> llvm::Error {
+    if (std::optional<int64_t> C = E.getConstInt()) {
+      if (*C != Actual)
+        return makeError(E.getLoc(), Desc + ": " + What + " must be " +
+                                         Twine(*C) + ", got " + Twine(Actual));
+      return llvm::Error::success();
+    }
+    const auto *R = dyn_cast<RefExpr>(&E);
+    if (!R || R->getValue()->getKind() != Value::Kind::Dim)
+      return makeError(E.getLoc(), Desc + ": " + What +
+                                       " is neither an integer nor a symbol");
+    const Value *D = R->getValue();
+    Scalar &S = Slots[SlotOf.lookup(D).Base];
+    auto It = BoundBy.find(D);
+    if (It != BoundBy.end()) {
+      if (S.I != Actual)
+        return makeError(E.getLoc(), Desc + ": " + What + " is " +
+                                         D->getName() + " = " + Twine(S.I) +
+                                         " (bound by " + It->second +
+                                         "), but the tensor has " +
+                                         Twine(Actual));
+      return llvm::Error::success();
+    }
+    if (Actual > std::numeric_limits<int32_t>::max())
+      return makeError(E.getLoc(), Desc + ": " + What + " " + D->getName() +
+                                       " = " + Twine(Actual) +
+                                       " does not fit the symbol's type i32");
+    S = intScalar(Actual);
+    BoundBy[D] = Desc;
+    return llvm::Error::success();
+  };
+  for (size_t I = 0; I != Params.size(); ++I) {
+    const Value *P = Params[I].get();
+    const ArgValue &A = Args[I];
+    std::string Desc = ("argument " + Twine(I + 1) + " ('%" + P->getName() +
+                        "')")
+                           .str();
+    if (const auto *B = dyn_cast<BufferValue>(P)) {
+      if (A.getKind() != ArgValue::Kind::Tensor)
+        return makeError(P->getLoc(), Desc + ": expected a tensor, got a scalar");
+      TensorArg &T = *A.getTensor();
+      if (T.Shape.size() != B->getRank())
+        return makeError(P->getLoc(), Desc + ": expected rank " +
+                                          Twine(B->getRank()) + ", got " +
+                                          Twine(T.Shape.size()));
+      for (unsigned D = 0; D != B->getRank(); ++D)
+        if (llvm::Error E = Bind(*B->getShape()[D], T.Shape[D],
+                                 "dimension " + std::to_string(D), Desc))
+          return E;
+      std::vector<int64_t> Strides = T.getEffectiveStrides();
+      for (unsigned D = 0; D != B->getStrides().size(); ++D)
+        if (llvm::Error E = Bind(*B->getStrides()[D], Strides[D],
+                                 "stride " + std::to_string(D), Desc))
+          return E;
+      int64_t Needed = T.getNumElements() == 0 ? 0 : 1;
+      for (unsigned D = 0; D != B->getRank() && Needed; ++D)
+        Needed += (T.Shape[D] - 1) * Strides[D];
+      if (int64_t(T.Data.size()) < Needed)
+        return makeError(P->getLoc(), Desc + ": the tensor's shape and strides "
+                                             "need " +
+                                          Twine(Needed) +
+                                          " elements of data, it has " +
+                                          Twine(T.Data.size()));
+      // As the entry point's argument check: elements must be aligned.
+      if (unsigned Mis = Opts.DataOffset % getDTypeBytes(B->getDType()))
+        return makeError(P->getLoc(),
+                         Desc + ": data is not aligned to " +
+                             Twine(getDTypeBytes(B->getDType())) +
+                             " bytes (address % alignment = " + Twine(Mis) +
+                             ")");
+      Buffer &Buf = Buffers[BufferOf.lookup(B)];
+      Buf.Shape = T.Shape;
+      Buf.Strides = Strides;
+      Buf.NumElems = Needed;
+      Buf.Data = T.Data.data();
+      continue;
+    }
+    if (A.getKind() == ArgValue::Kind::Tensor)
+      return makeError(P->getLoc(), Desc + ": expected a scalar, got a tensor");
+    DType Ty = P->getDType();
+    Scalar &S = Slots[SlotOf.lookup(P).Base];
+    if (isFloat(Ty)) {
+      // The host passes the parameter in its type.
+      double V = A.getKind() == ArgValue::Kind::Int ? double(A.getInt())
+                                                    : A.getFloat();
+      S = floatScalar(roundToDType(V, Ty));
+      continue;
+    }
+    int64_t V = A.getKind() == ArgValue::Kind::Int ? A.getInt()
+                                                   : doubleToIntBits(A.getFloat());
+    if (wrapInt(uint64_t(V), Ty) != V ||
+        (A.getKind() == ArgValue::Kind::Float && double(V) != A.getFloat()))
+      return makeError(P->getLoc(), Desc + ": " +
+                                        (A.getKind() == ArgValue::Kind::Int
+                                             ? Twine(V).str()
+                                             : formatFloat(A.getFloat())) +
+                                        " is not a value of " +
+                                        getDTypeName(Ty));
+    S = intScalar(V);
+  }
+  for (const auto &D : F.getDims())
+    if (!BoundBy.count(D.get()))
+      return makeError(D->getLoc(), "symbol " + D->getName() +
+                                        " is not bound by any tensor's shape "
+                                        "or strides");
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+Scalar *SIMTEmulator::newTemp() {
+  if (TempTop == Temps.size())
+    Temps.push_back(std::make_unique<Scalar[]>(MaxLanes));
+  return Temps[TempTop++].get();
+}
+
+int64_t SIMTEmulator::elementIndex(const Buffer &B, const int64_t *Idx,
+                                   unsigned N, SMLoc Loc, const char *What,
+                                   int64_t Lane) {
+  int64_t Addr = 0;
+  bool In = N == B.Shape.size();
+  for (unsigned D = 0; D != N && In; ++D) {
+    In = Idx[D] >= 0 && Idx[D] < B.Shape[D];
+    Addr += Idx[D] * B.Strides[D];
+  }
+  if (In)
+    return Addr;
+  fail(Loc, Twine(What) + " '%" + B.getName() +
+                formatList(llvm::ArrayRef<int64_t>(Idx, N)) +
+                "' is out of range of its shape " + formatList(B.Shape),
+       Lane);
+  return -1;
+}
+
+/// A loaded element as a scalar of type \p Ty.
+static Scalar fromElement(double V, DType Ty) {
+  return isFloat(Ty) ? floatScalar(V) : intScalar(doubleToIntBits(V));
+}
+
+Scalar SIMTEmulator::applyUnary(const Node &N, Scalar X) const {
+  if (UnaryOp(N.Op) == UnaryOp::Not)
+    return intScalar(!X.I);
+  return isFloat(N.Ty) ? floatScalar(-X.F)
+                       : intScalar(wrapInt(0 - uint64_t(X.I), N.Ty));
+}
+
+Scalar SIMTEmulator::applyBinary(const Node &N, Scalar L, Scalar R,
+                                 int64_t Lane) {
+  auto Op = BinaryOp(N.Op);
+  DType T = N.ArgTy;
+  if (isFloat(T)) {
+    double X = L.F, Y = R.F;
+    switch (Op) {
+    case BinaryOp::Add:
+      return floatScalar(X + Y);
+    case BinaryOp::Sub:
+      return floatScalar(X - Y);
+    case BinaryOp::Mul:
+      return floatScalar(X * Y);
+    case BinaryOp::Div:
+      return floatScalar(X / Y);
+    case BinaryOp::Rem:
+      return floatScalar(std::fmod(X, Y));
+    case BinaryOp::Eq:
+      return intScalar(X == Y);
+    case BinaryOp::Ne:
+      return intScalar(X != Y);
+    case BinaryOp::Lt:
+      return intScalar(X < Y);
+    case BinaryOp::Le:
+      return intScalar(X <= Y);
+    case BinaryOp::Gt:
+      return intScalar(X > Y);
+    case BinaryOp::Ge:
+      return intScalar(X >= Y);
+    default:
+      llvm_unreachable("bitwise operator on floats");
+    }
+  }
+  int64_t X = L.I, Y = R.I;
+  uint64_t UX = uint64_t(X), UY = uint64_t(Y);
+  bool U = isUnsigned(T);
+  switch (Op) {
+  case BinaryOp::Add:
+    return intScalar(wrapInt(UX + UY, T));
+  case BinaryOp::Sub:
+    return intScalar(wrapInt(UX - UY, T));
+  case BinaryOp::Mul:
+    return intScalar(wrapInt(UX * UY, T));
+  case BinaryOp::Div:
+  case BinaryOp::Rem: {
+    if (Y == 0) {
+      fail(N.Loc, "integer division by zero", Lane);
+      return intScalar(0);
+    }
+    if (U)
+      return intScalar(wrapInt(Op == BinaryOp::Div ? UX / UY : UX % UY, T));
+    if (Y == -1) {
+      if (Op == BinaryOp::Rem)
+        return intScalar(0);
+      if (X == minSigned(T)) {
+        fail(N.Loc, "signed division overflows: " + Twine(X) +
+                        " / -1 is not a value of " + getDTypeName(T),
+             Lane);
+        return intScalar(0);
+      }
+      return intScalar(-X);
+    }
+    return intScalar(Op == BinaryOp::Div ? X / Y : X % Y);
+  }
+  case BinaryOp::And:
+    return intScalar(int64_t(UX & UY));
+  case BinaryOp::Or:
+    return intScalar(int64_t(UX | UY));
+  case BinaryOp::Xor:
+    return intScalar(int64_t(UX ^ UY));
+  case BinaryOp::Shl:
+  case BinaryOp::Shr: {
+    unsigned W = getDTypeBits(T);
+    if ((!U && Y < 0) || UY >= W) {
+      fail(N.Loc, "shift amount " + Twine(Y) + " is out of range for " +
+                      getDTypeName(T) + " (0 to " + Twine(W - 1) + ")",
+           Lane);
+      return intScalar(0);
+    }
+    if (Op == BinaryOp::Shl)
+      return intScalar(wrapInt(UX << UY, T));
+    return intScalar(U ? int64_t(UX >> UY) : X >> Y);
+  }
+  case BinaryOp::Eq:
+    return intScalar(X == Y);
+  case BinaryOp::Ne:
+    return intScalar(X != Y);
+  case BinaryOp::Lt:
+    return intScalar(lessThan(X, Y, T));
+  case BinaryOp::Le:
+    return intScalar(!lessThan(Y, X, T));
+  case BinaryOp::Gt:
+    return intScalar(lessThan(Y, X, T));
+  case BinaryOp::Ge:
+    return intScalar(!lessThan(X, Y, T));
+  case BinaryOp::LogicalAnd:
+  case BinaryOp::LogicalOr:
+    break;
+  }
+  llvm_unreachable("logical operators are evaluated lazily by the caller");
+}
+
+/// Intrinsics other than select, with their first argument \p X and, for
+/// two-argument ones, \p Y.
+Scalar SIMTEmulator::applyCall(const Node &N, Scalar X, Scalar Y,
+                               int64_t Lane) {
+  auto Fn = Intrinsic(N.Op);
+  DType T = N.ArgTy;
+  switch (Fn) {
+  case Intrinsic::Min:
+  case Intrinsic::Max: {
+    bool Max = Fn == Intrinsic::Max;
+    if (isFloat(T))
+      return floatScalar(Max ? maxOf(X.F, Y.F) : minOf(X.F, Y.F));
+    return (Max ? lessThan(X.I, Y.I, T) : lessThan(Y.I, X.I, T)) ? Y : X;
+  }
+  case Intrinsic::Abs:
+    if (isFloat(T))
+      return floatScalar(std::fabs(X.F));
+    if (isSignedInteger(T) && X.I < 0)
+      return intScalar(wrapInt(0 - uint64_t(X.I), T));
+    return X;
+  case Intrinsic::Exp:
+    return floatScalar(std::exp(X.F));
+  case Intrinsic::Exp2:
+    return floatScalar(std::exp2(X.F));
+  case Intrinsic::Log:
+    return floatScalar(std::log(X.F));
+  case Intrinsic::Log2:
+    return floatScalar(std::log2(X.F));
+  case Intrinsic::Sqrt:
+    return floatScalar(std::sqrt(X.F));
+  case Intrinsic::Rsqrt:
+    return floatScalar(1.0 / std::sqrt(X.F));
+  case Intrinsic::Tanh:
+    return floatScalar(std::tanh(X.F));
+  case Intrinsic::CeilDiv:
+  case Intrinsic::FloorDiv:
+  case Intrinsic::FloorMod: {
+    int64_t D = Y.I;
+    if (D == 0) {
+      fail(N.Loc, "integer division by zero in '" + getIntrinsicName(Fn) + "'",
+           Lane);
+      return intScalar(0);
+    }
+    if (isUnsigned(T)) {
+      uint64_t UX = uint64_t(X.I), UD = uint64_t(D);
+      uint64_t Q = UX / UD, R = UX % UD;
+      return intScalar(wrapInt(Fn == Intrinsic::FloorMod  ? R
+                               : Fn == Intrinsic::CeilDiv ? Q + (R != 0)
+                                                          : Q,
+                               T));
+    }
+    if (D == -1) {
+      if (Fn == Intrinsic::FloorMod)
+        return intScalar(0);
+      if (X.I == minSigned(T)) {
+        fail(N.Loc, "'" + getIntrinsicName(Fn) + "' overflows: " + Twine(X.I) +
+                        " / -1 is not a value of " + getDTypeName(T),
+             Lane);
+        return intScalar(0);
+      }
+      return intScalar(-X.I);
+    }
+    int64_t Q = X.I / D, R = X.I % D;
+    bool Below = R != 0 && (R < 0) != (D < 0);
+    bool Above = R != 0 && (R < 0) == (D < 0);
+    if (Fn == Intrinsic::FloorDiv)
+      return intScalar(Q - Below);
+    if (Fn == Intrinsic::CeilDiv)
+      return intScalar(Q + Above);
+    return intScalar(Below ? R + D : R);
+  }
+  case Intrinsic::Select:
+    break;
+  }
+  llvm_unreachable("select is evaluated lazily by the caller");
+}
+
+Scalar SIMTEmulator::evalUniform(uint32_t Id, int64_t Lane) {
+  const Node &N = Nodes[Id];
+  assert(N.Uniform && "a per-thread expression evaluated once");
+  const uint32_t *A = ArgIds.data() + N.FirstArg;
+  switch (N.K) {
+  case NodeKind::Const:
+    return N.C;
+  case NodeKind::Slot:
+    return Slots[N.Index];
+  case NodeKind::Load: {
+    Buffer &B = Buffers[N.Index];
+    int64_t Idx[8];
+    assert(N.NumArgs <= 8 && "rank above 8");
+    for (unsigned D = 0; D != N.NumArgs; ++D)
+      Idx[D] = evalUniform(A[D], Lane).I;
+    if (Failed)
+      return intScalar(0);
+    int64_t I = elementIndex(B, Idx, N.NumArgs, N.Loc, "load of", Lane);
+    if (I < 0)
+      return intScalar(0);
+    // One load for every active thread.
+    return fromElement(loadElement(B, I, UniformReader, N.Loc), N.Ty);
+  }
+  case NodeKind::Unary:
+    return applyUnary(N, evalUniform(A[0], Lane));
+  case NodeKind::Binary: {
+    auto Op = BinaryOp(N.Op);
+    if (Op == BinaryOp::LogicalAnd || Op == BinaryOp::LogicalOr) {
+      bool L = evalUniform(A[0], Lane).I != 0;
+      if (L == (Op == BinaryOp::LogicalOr))
+        return intScalar(L);
+      return intScalar(evalUniform(A[1], Lane).I != 0);
+    }
+    Scalar L = evalUniform(A[0], Lane), R = evalUniform(A[1], Lane);
+    return applyBinary(N, L, R, Lane);
+  }
+  case NodeKind::Call: {
+    if (Intrinsic(N.Op) == Intrinsic::Select)
+      return evalUniform(evalUniform(A[0], Lane).I ? A[1] : A[2], Lane);
+    Scalar X = evalUniform(A[0], Lane);
+    Scalar Y = N.NumArgs > 1 ? evalUniform(A[1], Lane) : intScalar(0);
+    return applyCall(N, X, Y, Lane);
+  }
+  case NodeKind::Cast:
+    return castScalar(evalUniform(A[0], Lane), N.ArgTy, N.Ty);
+  }
+  llvm_unreachable("unknown node");
+}
+
+LaneValues SIMTEmulator::eval(uint32_t Id, const LaneList &M) {
+  if (Nodes[Id].Uniform) {
+    // Computed once for all threads: a fault names no thread.
+    UniformReader = M.size() == 1 ? int64_t(M[0]) : -1;
+    Scalar *T = newTemp();
+    T[0] = evalUniform(Id, UniformReader);
+    return {T, true};
+  }
+  return {evalVarying(Id, M), false};
+}
+
+/// Splits \p M by the truth of \p C.
+static void splitLanes(const LaneValues &C, const LaneList &M, LaneList &True,
+                       LaneList &False) {
+  for (uint32_t L : M)
+    (C.at(L).I ? True : False).push_back(L);
+}
+
+Scalar *SIMTEmulator::evalVarying(uint32_t Id, const LaneList &M) {
+  const Node &N = Nodes[Id];
+  const uint32_t *A = ArgIds.data() + N.FirstArg;
+  if (N.K == NodeKind::Slot)
+    return &Slots[N.Index];
+  Scalar *R = newTemp();
+  switch (N.K) {
+  case NodeKind::Const:
+  case NodeKind::Slot:
+    llvm_unreachable("uniform");
+  case NodeKind::Load: {
+    Buffer &B = Buffers[N.Index];
+    llvm::SmallVector<LaneValues, 4> Idx;
+    for (unsigned D = 0; D != N.NumArgs; ++D)
+      Idx.push_back(eval(A[D], M));
+    if (Failed)
+      return R;
+    int64_t I[8];
+    for (uint32_t L : M) {
+      for (unsigned D = 0; D != N.NumArgs; ++D)
+        I[D] = Idx[D].at(L).I;
+      int64_t E = elementIndex(B, I, N.NumArgs, N.Loc, "load of", L);
+      if (E < 0)
+        return R;
+      R[L] = fromElement(loadElement(B, E, L, N.Loc), N.Ty);
+      if (Failed)
+        return R;
+    }
+    return R;
+  }
+  case NodeKind::Unary: {
+    LaneValues X = eval(A[0], M);
+    for (uint32_t L : M)
+      R[L] = applyUnary(N, X.at(L));
+    return R;
+  }
+  case NodeKind::Cast: {
+    LaneValues X = eval(A[0], M);
+    for (uint32_t L : M)
+      R[L] = castScalar(X.at(L), N.ArgTy, N.Ty);
+    return R;
+  }
+  case NodeKind::Binary: {
+    auto Op = BinaryOp(N.Op);
+    LaneValues X = eval(A[0], M);
+    if (Failed)
+      return R;
+    if (Op == BinaryOp::LogicalAnd || Op == BinaryOp::LogicalOr) {
+      bool IsOr = Op == BinaryOp::LogicalOr;
+      LaneList Rest;
+      for (uint32_t L : M) {
+        bool V = X.at(L).I != 0;
+        if (V == IsOr)
+          R[L] = intScalar(V);
+        else
+          Rest.push_back(L);
+      }
+      if (Rest.empty())
+        return R;
+      LaneValues Y = eval(A[1], Rest);
+      for (uint32_t L : Rest)
+        R[L] = intScalar(Y.at(L).I != 0);
+      return R;
+    }
+    LaneValues Y = eval(A[1], M);
+    if (Failed)
+      return R;
+    for (uint32_t L : M) {
+      R[L] = applyBinary(N, X.at(L), Y.at(L), L);
+      if (Failed)
+        return R;
+    }
+    return R;
+  }
+  case NodeKind::Call: {
+    if (Intrinsic(N.Op) == Intrinsic::Select) {
+      LaneValues C = eval(A[0], M);
+      if (Failed)
+        return R;
+      LaneList T, E;
+      splitLanes(C, M, T, E);
+      for (auto [Lanes, Arg] : {std::pair{&T, A[1]}, std::pair{&E, A[2]}}) {
+        if (Lanes->empty())
+          continue;
+        LaneValues V = eval(Arg, *Lanes);
+        if (Failed)
+          return R;
+        for (uint32_t L : *Lanes)
+          R[L] = V.at(L);
+      }
+      return R;
+    }
+    LaneValues X = eval(A[0], M);
+    LaneValues Y = N.NumArgs > 1 ? eval(A[1], M) : X;
+    if (Failed)
+      return R;
+    for (uint32_t L : M) {
+      R[L] = applyCall(N, X.at(L), Y.at(L), L);
+      if (Failed)
+        return R;
+    }
+    return R;
+  }
+  }
+  llvm_unreachable("unknown node");
+}
+
+//===----------------------------------------------------------------------===//
+// Memories
+//===----------------------------------------------------------------------===//
+
+std::string SIMTEmulator::describeSharedByte(uint32_t Addr) const {
+  for (const Buffer &B : Buffers)
+    if (B.Where == Storage::Shared && B.NumElems && int64_t(Addr) >= B.SmemOffset &&
+        int64_t(Addr) < B.SmemOffset + B.NumElems * B.Bytes)
+      return "byte " + std::to_string(Addr - B.SmemOffset) + " of '%" +
+             B.getName().str() + "', in element " +
+             std::to_string((Addr - B.SmemOffset) / B.Bytes);
+  return "shared byte " + std::to_string(Addr);
+}
+
+/// Who accessed a shared byte, for messages.
+static std::string describeAccessor(int32_t Who) {
+  if (Who >= 0)
+    return "thread " + std::to_string(Who);
+  if (Who <= -10)
+    return "a wgmma of warpgroup " + std::to_string(-10 - Who);
+  return "several threads";
+}
+
+bool SIMTEmulator::readShared(uint32_t Addr, uint32_t Len, int64_t Reader,
+                              SMLoc Loc, const Twine &What) {
+  uint32_t Epoch = uint32_t(BarrierEpoch + 1);
+  for (uint32_t B = Addr; B != Addr + Len; ++B) {
+    if (SmemCopies[B]) {
+      // Name the copy: the oldest in flight that writes the byte.
+      std::string Who;
+      for (uint32_t T = 0; T != Copies.size() && Who.empty(); ++T) {
+        auto Find = [&](const std::vector<AsyncCopy> &G) {
+          for (const AsyncCopy &C : G)
+            if (B >= C.Addr && B < C.Addr + 16 && Who.empty())
+              Who = "the cp.async of thread " + std::to_string(T) + " at " +
+                    where(C.Loc);
+        };
+        for (const auto &G : Copies[T].Committed)
+          Find(G);
+        Find(Copies[T].Open);
+      }
+      fail(Loc, What + " reads shared memory (" + describeSharedByte(B) +
+                    ") that a cp.async still in flight writes (" + Who +
+                    "); its group must be waited for first",
+           Reader);
+      return false;
+    }
+    if (InAtomic)
+      continue;
+    // Another thread's write is visible only after a barrier.
+    int32_t W = SmemWriter[B];
+    if (SmemWriteEpoch[B] == Epoch && W != -2 && W != Reader) {
+      fail(Loc, What + " reads shared memory (" + describeSharedByte(B) +
+                    ") that " + describeAccessor(W) +
+                    " wrote since the last barrier; a barrier must come "
+                    "between the write and the read",
+           Reader);
+      return false;
+    }
+    if (SmemReadEpoch[B] != Epoch) {
+      SmemReadEpoch[B] = Epoch;
+      SmemReader[B] = int32_t(Reader < 0 ? -2 : Reader);
+    } else if (SmemReader[B] != Reader) {
+      SmemReader[B] = -2;
+    }
+  }
+  return true;
+}
+
+bool SIMTEmulator::prepareSharedWrite(uint32_t Addr, const uint8_t *Bytes,
+                                      uint32_t Len, int64_t Writer, SMLoc Loc,
+                                      const Twine &What) {
+  uint32_t Epoch = uint32_t(BarrierEpoch + 1);
+  int64_t Lane = Writer < 0 ? -1 : Writer;
+  for (uint32_t B = Addr; B != Addr + Len; ++B) {
+    if (SmemCopies[B]) {
+      fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
+                    ") that a cp.async still in flight writes; its group must "
+                    "be waited for first",
+           Lane);
+      return false;
+    }
+    if (SmemWgmmaReads[B]) {
+      fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
+                    ") that a wgmma still in flight reads; a cuda.wgmma_wait "
+                    "must retire it first",
+           Lane);
+      return false;
+    }
+    // Writing what the byte holds races with nothing.
+    if (InAtomic || (SmemInit[B] && Smem[B] == Bytes[B - Addr]))
+      continue;
+    int32_t R = SmemReader[B];
+    bool OwnRead = Writer >= 0 && (R == Writer || (R <= -10 && -10 - R == Writer / 128));
+    if (SmemReadEpoch[B] == Epoch && !OwnRead) {
+      fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
+                    ") that " + describeAccessor(R) +
+                    " read since the last barrier; a barrier must come "
+                    "between the read and the write",
+           Lane);
+      return false;
+    }
+    int32_t W = SmemWriter[B];
+    if (SmemWriteEpoch[B] == Epoch && (W != Writer || Writer < 0)) {
+      fail(Loc, What + " writes shared memory (" + describeSharedByte(B) +
+                    ") that " + describeAccessor(W) +
+                    " wrote a different value to since the last barrier",
+           Lane);
+      return false;
+    }
+  }
+  return true;
+}
+
+void SIMTEmulator::writeShared(uint32_t Addr, const uint8_t *Bytes, uint32_t Len,
+                               int64_t Writer) {
+  uint32_t Epoch = uint32_t(BarrierEpoch + 1);
+  for (uint32_t B = Addr; B != Addr + Len; ++B) {
+    bool Same = SmemInit[B] && Smem[B] == Bytes[B - Addr];
+    // Threads writing one value each: any of them may read it.
+    if (InAtomic || (Same && SmemWriteEpoch[B] == Epoch && SmemWriter[B] != Writer))
+      SmemWriter[B] = -2;
+    else
+      SmemWriter[B] = int32_t(Writer < 0 ? -2 : Writer);
+    SmemWriteEpoch[B] = Epoch;
+  }
+  std::memcpy(&Smem[Addr], Bytes, Len);
+  std::memset(&SmemInit[Addr], 1, Len);
+  if (!TrackProxy)
+    return;
+  // Generic-proxy writes: a wgmma may read them only after a proxy fence.
+  uint32_t Lane = uint32_t(Writer < 0 ? 0 : Writer);
+  if (!UnfencedLive.empty()) {
+    UnfencedWrite &Last = UnfencedLog[UnfencedLive.back()];
+    if (Last.Lane == Lane && Last.Epoch == BarrierEpoch &&
+        Last.Addr + Last.Len == Addr) {
+      Last.Len += Len;
+      for (uint32_t B = Addr; B != Addr + Len; ++B)
+        SmemUnfenced[B] = int32_t(UnfencedLive.back() + 1);
+      return;
+    }
+  }
+  UnfencedLive.push_back(uint32_t(UnfencedLog.size()));
+  UnfencedLog.push_back({Addr, Len, Lane, BarrierEpoch});
+  for (uint32_t B = Addr; B != Addr + Len; ++B)
+    SmemUnfenced[B] = int32_t(UnfencedLog.size());
+}
+
+void SIMTEmulator::touchRegister(Buffer &B, int64_t I, uint32_t Lane, SMLoc Loc) {
+  B.TouchedSinceFence[Lane] = 1;
+  if (!B.InFlight[Lane * B.NumElems + I])
+    return;
+  std::string Issued;
+  for (const WgmmaGroups &G : Wgmmas) {
+    auto Find = [&](const std::vector<WgmmaInFlight> &Recs) {
+      for (const WgmmaInFlight &W : Recs)
+        if (Lane >= W.Lane0 && Lane < W.Lane0 + 128 && Issued.empty())
+          Issued = where(W.Loc);
+    };
+    for (const auto &C : G.Committed)
+      Find(C);
+    Find(G.Open);
+  }
+  fail(Loc, "'%" + B.getName() + "' element " + Twine(I) +
+                " is accessed while a wgmma that uses it is in flight (issued "
+                "at " + Issued + "); a cuda.wgmma_wait must retire it first",
+       Lane);
+}
+
+double SIMTEmulator::loadElement(Buffer &B, int64_t I, int64_t Lane, SMLoc Loc) {
+  double V;
+  switch (B.Where) {
+  case Storage::Global:
+    V = B.Data[I];
+    break;
+  case Storage::Shared: {
+    uint32_t Addr = uint32_t(B.SmemOffset + I * B.Bytes);
+    if (!readShared(Addr, B.Bytes, Lane, Loc, "load of '%" + B.getName() + "'"))
+      return 0;
+    if (!isFloat(B.Ty) && !SmemInit[Addr]) {
+      fail(Loc, "load of an element of '%" + B.getName() +
+                    "' that was never written",
+           Lane);
+      return 0;
+    }
+    return decodeElement(&Smem[Addr], B.Ty);
+  }
+  case Storage::Thread:
+    assert(Lane >= 0 && "registers are read by one thread");
+    if (B.WgmmaOperand)
+      touchRegister(B, I, uint32_t(Lane), Loc);
+    V = B.Lanes[Lane * B.NumElems + I];
+    break;
+  }
+  if (!isFloat(B.Ty) && std::isnan(V)) {
+    fail(Loc, "load of an element of '%" + B.getName() +
+                  "' that was never written (it holds the NaN poison)",
+         Lane);
+    return 0;
+  }
+  return V;
+}
+
+void SIMTEmulator::storeElement(Buffer &B, int64_t I, int64_t Lane, double V,
+                                SMLoc Loc) {
+  switch (B.Where) {
+  case Storage::Global:
+    B.Data[I] = V;
+    return;
+  case Storage::Shared: {
+    uint32_t Addr = uint32_t(B.SmemOffset + I * B.Bytes);
+    uint8_t Bytes[8];
+    encodeElement(V, B.Ty, Bytes);
+    if (!prepareSharedWrite(Addr, Bytes, B.Bytes, Lane, Loc,
+                            "store to '%" + B.getName() + "'"))
+      return;
+    writeShared(Addr, Bytes, B.Bytes, Lane);
+    return;
+  }
+  case Storage::Thread:
+    assert(Lane >= 0 && "registers are written by one thread");
+    if (B.WgmmaOperand)
+      touchRegister(B, I, uint32_t(Lane), Loc);
+    B.Lanes[Lane * B.NumElems + I] = V;
+    return;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+void SIMTEmulator::execBlock(const std::vector<XStmt> &Stmts, const LaneList &M) {
+  for (const XStmt &S : Stmts) {
+    exec(S, M);
+    if (Failed)
+      return;
+  }
+}
+
+void SIMTEmulator::exec(const XStmt &S, const LaneList &M) {
+  size_t Mark = TempTop;
+  SMLoc Enclosing = CurLoc;
+  CurLoc = S.getLoc();
+  UniformReader = M.size() == 1 ? int64_t(M[0]) : -1;
+  switch (S.K) {
+  case XStmt::Kind::Let: {
+    SlotRef V = S.Vars[0];
+    if (V.Uniform) {
+      Slots[V.Base] = evalUniform(S.Exprs[0], UniformReader);
+    } else {
+      LaneValues X = eval(S.Exprs[0], M);
+      for (uint32_t L : M)
+        Slots[V.Base + L] = X.at(L);
+    }
+    break;
+  }
+  case XStmt::Kind::Store:
+    execStore(S, M);
+    break;
+  case XStmt::Kind::Alloc:
+    execAlloc(S, M);
+    break;
+  case XStmt::Kind::For:
+    execFor(S, M);
+    break;
+  case XStmt::Kind::If:
+    execIf(S, M);
+    break;
+  case XStmt::Kind::Kernel:
+    execKernel(S);
+    break;
+  case XStmt::Kind::Op:
+    execOp(S, M);
+    break;
+  }
+  TempTop = Mark;
+  CurLoc = Enclosing;
+}
+
+void SIMTEmulator::execStore(const XStmt &S, const LaneList &M) {
+  Buffer &B = Buffers[S.Buf];
+  unsigned N = S.Exprs.size() - 1;
+  bool Once = B.Where != Storage::Thread;
+  llvm::SmallVector<LaneValues, 4> Idx;
+  for (unsigned D = 0; D != N; ++D) {
+    Idx.push_back(eval(S.Exprs[D], M));
+    Once &= Idx.back().Uniform;
+  }
+  LaneValues V = eval(S.Exprs[N], M);
+  Once &= V.Uniform;
+  if (Failed)
+    return;
+  DType VTy = Nodes[S.Exprs[N]].Ty;
+  int64_t I[8];
+  // Every thread storing one value to one shared or global element is one
+  // store.
+  for (uint32_t L : M) {
+    for (unsigned D = 0; D != N; ++D)
+      I[D] = Idx[D].at(L).I;
+    int64_t E = elementIndex(B, I, N, S.getLoc(), "store to", L);
+    if (E < 0)
+      return;
+    storeElement(B, E, Once && M.size() > 1 ? -1 : int64_t(L),
+                 convertElement(toStored(V.at(L), VTy), VTy, B.Ty), S.getLoc());
+    if (Failed || Once)
+      return;
+  }
+}
+
+void SIMTEmulator::execAlloc(const XStmt &S, const LaneList &M) {
+  Buffer &B = Buffers[S.Buf];
+  constexpr double Poison = std::numeric_limits<double>::quiet_NaN();
+  switch (B.Where) {
+  case Storage::Global: {
+    B.Shape.clear();
+    B.NumElems = 1;
+    for (uint32_t E : S.Exprs) {
+      int64_t D = evalUniform(E, -1).I;
+      if (D < 0)
+        fail(Nodes[E].Loc, "'%" + B.getName() +
+                               "' would have a negative dimension, " + Twine(D));
+      if (Failed)
+        return;
+      B.Shape.push_back(D);
+      B.NumElems *= D;
+    }
+    B.Strides.assign(B.Shape.size(), 1);
+    for (size_t D = B.Shape.size(); D-- > 1;)
+      B.Strides[D - 1] = B.Strides[D] * B.Shape[D];
+    B.Owned.assign(size_t(B.NumElems), 0.0);
+    B.Data = B.Owned.data();
+    return;
+  }
+  case Storage::Shared: {
+    size_t Bytes = size_t(B.NumElems * B.Bytes);
+    // 0xFF bytes are NaN in every float format.
+    std::memset(&Smem[B.SmemOffset], 0xFF, Bytes);
+    std::memset(&SmemInit[B.SmemOffset], 0, Bytes);
+    return;
+  }
+  case Storage::Thread:
+    for (uint32_t L : M) {
+      std::fill_n(B.Lanes.begin() + L * B.NumElems, B.NumElems, Poison);
+      if (B.WgmmaOperand)
+        B.TouchedSinceFence[L] = 1;
+    }
+    return;
+  }
+}
+
+void SIMTEmulator::execFor(const XStmt &S, const LaneList &M) {
+  SlotRef V = S.Vars[0];
+  DType Ty = S.VarTy;
+  auto Next = [&](int64_t I, int64_t Step, bool &Done) {
+    // The loop ends where the next value would leave the type's range.
+    int64_t N = wrapInt(uint64_t(I) + uint64_t(Step), Ty);
+    Done = lessThan(N, I, Ty);
+    return N;
+  };
+  if (V.Uniform) {
+    int64_t Lo = evalUniform(S.Exprs[0], UniformReader).I;
+    int64_t Hi = evalUniform(S.Exprs[1], UniformReader).I;
+    int64_t Step = S.HasStep ? evalUniform(S.Exprs[2], UniformReader).I : 1;
+    if (Failed)
+      return;
+    if (Step <= 0) {
+      fail(S.getLoc(), "loop step must be positive, got " + Twine(Step));
+      return;
+    }
+    for (int64_t I = Lo; lessThan(I, Hi, Ty) && !Failed;) {
+      Slots[V.Base] = intScalar(I);
+      execBlock(S.Body, M);
+      bool Done;
+      I = Next(I, Step, Done);
+      if (Done)
+        break;
+    }
+    return;
+  }
+  // Bounds that differ between threads: each thread counts on its own and
+  // the loop runs while one of them is still inside.
+  LaneValues Lo = eval(S.Exprs[0], M), Hi = eval(S.Exprs[1], M);
+  LaneValues Step;
+  if (S.HasStep)
+    Step = eval(S.Exprs[2], M);
+  if (Failed)
+    return;
+  std::vector<int64_t> HiL(MaxLanes), StepL(MaxLanes, 1);
+  LaneList Active;
+  for (uint32_t L : M) {
+    HiL[L] = Hi.at(L).I;
+    if (S.HasStep)
+      StepL[L] = Step.at(L).I;
+    if (StepL[L] <= 0) {
+      fail(S.getLoc(), "loop step must be positive, got " + Twine(StepL[L]), L);
+      return;
+    }
+    Slots[V.Base + L] = Lo.at(L);
+    if (lessThan(Lo.at(L).I, HiL[L], Ty))
+      Active.push_back(L);
+  }
+  while (!Active.empty()) {
+    execBlock(S.Body, Active);
+    if (Failed)
+      return;
+    LaneList Still;
+    for (uint32_t L : Active) {
+      bool Done;
+      int64_t N = Next(Slots[V.Base + L].I, StepL[L], Done);
+      Slots[V.Base + L] = intScalar(N);
+      if (!Done && lessThan(N, HiL[L], Ty))
+        Still.push_back(L);
+    }
+    Active = std::move(Still);
+  }
+}
+
+void SIMTEmulator::execIf(const XStmt &S, const LaneList &M) {
+  LaneValues C = eval(S.Exprs[0], M);
+  if (Failed)
+    return;
+  if (C.Uniform) {
+    if (C.V[0].I)
+      execBlock(S.Body, M);
+    else if (S.HasElse)
+      execBlock(S.Else, M);
+    return;
+  }
+  LaneList T, E;
+  splitLanes(C, M, T, E);
+  if (!T.empty())
+    execBlock(S.Body, T);
+  if (!Failed && S.HasElse && !E.empty())
+    execBlock(S.Else, E);
+}
+
+void SIMTEmulator::startBlock(const XStmt &K) {
+  size_t Bytes = size_t(K.Ints[0]);
+  Smem.assign(Bytes, 0xFF);
+  SmemInit.assign(Bytes, 0);
+  SmemCopies.assign(Bytes, 0);
+  SmemWgmmaReads.assign(Bytes, 0);
+  SmemWriter.assign(Bytes, -1);
+  SmemReader.assign(Bytes, -1);
+  SmemWriteEpoch.assign(Bytes, 0);
+  SmemReadEpoch.assign(Bytes, 0);
+  TrackProxy = K.HasWgmma;
+  SmemUnfenced.assign(TrackProxy ? Bytes : 0, 0);
+  UnfencedLog.clear();
+  UnfencedLive.clear();
+  BarrierEpoch = 0;
+  Copies.assign(size_t(Threads), CopyGroups());
+  Wgmmas.assign(size_t((Threads + 127) / 128), WgmmaGroups());
+  for (Buffer &B : Buffers)
+    if (B.Where == Storage::Thread && B.WgmmaOperand) {
+      B.InFlight.assign(B.Lanes.size(), 0);
+      B.TouchedSinceFence.assign(size_t(Threads), 1);
+    }
+}
+
+void SIMTEmulator::execKernel(const XStmt &S) {
+  const auto &K = cast<KernelStmt>(*S.Src);
+  int64_t Grid[3] = {1, 1, 1};
+  for (size_t D = 0; D != S.Exprs.size(); ++D) {
+    Grid[D] = evalUniform(S.Exprs[D], -1).I;
+    if (!Failed && Grid[D] < 0)
+      fail(K.getGrid()[D]->getLoc(),
+           "grid dimension " + Twine(D) + " is negative, " + Twine(Grid[D]));
+  }
+  if (Failed)
+    return;
+  Threads = S.Threads;
+  LaneList All(static_cast<size_t>(Threads), 0);
+  for (int64_t T = 0; T != Threads; ++T) {
+    All[T] = uint32_t(T);
+    if (S.Tx)
+      Slots[S.Tx->Base + T] = intScalar(T);
+  }
+  for (int64_t Z = 0; Z < Grid[2] && !Failed; ++Z)
+    for (int64_t Y = 0; Y < Grid[1] && !Failed; ++Y)
+      for (int64_t X = 0; X < Grid[0] && !Failed; ++X) {
+        BlockIdx[0] = X;
+        BlockIdx[1] = Y;
+        BlockIdx[2] = Z;
+        for (size_t D = 0; D != S.Vars.size(); ++D)
+          Slots[S.Vars[D].Base] = intScalar(BlockIdx[D]);
+        startBlock(S);
+        InBlock = true;
+        execBlock(S.Body, All);
+        InBlock = false;
+      }
+  Threads = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+llvm::Error SIMTEmulator::run(llvm::ArrayRef<ArgValue> Args) {
+  // Per-thread values need a slot for each thread of the widest kernel.
+  walkStmts(F.getBody(), [&](const Stmt &S) {
+    if (const auto *K = dyn_cast<KernelStmt>(&S))
+      if (std::optional<int64_t> T = K->getThreads()->getConstInt())
+        MaxLanes = std::max<uint32_t>(MaxLanes, uint32_t(std::max<int64_t>(*T, 1)));
+  });
+  for (const auto &D : F.getDims())
+    newSlot(D.get(), /*Uniform=*/true);
+  for (const auto &P : F.getParams()) {
+    if (const auto *B = dyn_cast<BufferValue>(P.get()))
+      newBuffer(B);
+    else
+      newSlot(P.get(), /*Uniform=*/true);
+  }
+  if (llvm::Error E = compileBlock(F.getBody(), Body))
+    return E;
+  Slots.assign(NumSlots, intScalar(0));
+  if (llvm::Error E = bindArguments(Args))
+    return E;
+  Threads = 1;
+  execBlock(Body, LaneList{0});
+  if (Failed)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), FailMsg);
+  return llvm::Error::success();
+}
+
+llvm::Error tile::emulateCUDA(const BackendContext &, const Function &F,
+                              llvm::ArrayRef<ArgValue> Args,
+                              const EmulatorOptions &Opts) {
+  return SIMTEmulator(F, Opts).run(Args);
+}

@@ -1,0 +1,571 @@
+//===- WGMMABuilder.cpp - Per-thread wgmma code for the Hopper passes -----===//
+
+#include "WGMMABuilder.h"
+#include "tile/IR/Walk.h"
+#include "tile/Transforms/ExprUtils.h"
+
+using namespace tile;
+using namespace tile::hopper;
+using llvm::dyn_cast;
+
+bool hopper::planSharedTile(SharedTile &O, BufferValue *Tile, bool MNMajor,
+                            std::string &Why) {
+  O.Tile = Tile;
+  O.MNMajor = MNMajor;
+  std::optional<std::vector<int64_t>> S = Tile->getConstShape();
+  if (!S || S->size() != 2) {
+    Why = "%" + Tile->getName().str() + " is not a rank-2 tile of constant shape";
+    return false;
+  }
+  O.Rows = (*S)[0];
+  O.Contig = (*S)[1];
+  int64_t E = getDTypeBits(Tile->getDType()) / 8;
+  O.Swizzle = swizzleWidthFor(O.Contig * E);
+  if (!O.Swizzle) {
+    Why = "rows of %" + Tile->getName().str() + " (" +
+          std::to_string(O.Contig * E) +
+          " bytes) fit no wgmma swizzle (32, 64 or a multiple of 128 bytes)";
+    return false;
+  }
+  if (O.Rows % 8 != 0) {
+    Why = "%" + Tile->getName().str() + " has " + std::to_string(O.Rows) +
+          " rows, not a multiple of 8";
+    return false;
+  }
+  int64_t Bytes = O.Rows * O.Contig * E;
+  O.StageBytes = (Bytes + StageAlign - 1) / StageAlign * StageAlign;
+  return true;
+}
+
+std::optional<std::pair<int64_t, int64_t>> hopper::splitColumns(int64_t Cols) {
+  int64_t NInst = Cols <= 256 ? Cols : 256;
+  if (Cols <= 0 || Cols % 8 != 0 || Cols % NInst != 0)
+    return std::nullopt;
+  return std::make_pair(NInst, Cols / NInst);
+}
+
+bool hopper::checkTileCopy(
+    const OpStmt &Copy, const BufferValue &Tile,
+    llvm::function_ref<bool(const Expr &, int64_t)> MultipleOf,
+    std::string &Why) {
+  const Region &Src = Copy.getOperand("src").R;
+  const Region &Dst = Copy.getOperand("dst").R;
+  std::string Name = "%" + Tile.getName().str();
+  if (!Dst.isWholeBuffer()) {
+    Why = "the copy into " + Name + " fills part of it";
+    return false;
+  }
+  unsigned Rank = Src.Buf->getRank();
+  if (Src.Buf->getScope() != MemScope::Global || Rank < 2 ||
+      !Src.Buf->getStrides().empty() || Src.Buf->getDType() != Tile.getDType()) {
+    Why = Name + " is not copied from a contiguous global tensor of its dtype";
+    return false;
+  }
+  std::optional<std::vector<int64_t>> S = Tile.getConstShape();
+  for (unsigned D = 0; D != Src.Indices.size(); ++D)
+    if (const Expr *Ext = Src.Indices[D].Extent.get()) {
+      int64_t Want = D + 2 == Rank ? (*S)[0] : D + 1 == Rank ? (*S)[1] : 1;
+      if (!ex::isConst(*Ext, Want)) {
+        Why = "the copy into " + Name + " names extents other than the tile's";
+        return false;
+      }
+    }
+  if (!Src.isWholeBuffer()) {
+    const Expr &Col = *Src.Indices[Rank - 1].Offset;
+    int64_t Elems = ChunkBytes / (getDTypeBits(Tile.getDType()) / 8);
+    if (!MultipleOf(Col, Elems)) {
+      Why = "the column offset of the copy into " + Name +
+            " is not provably a multiple of " + std::to_string(Elems) +
+            " (16-byte copies)";
+      return false;
+    }
+  } else if (Rank != 2) {
+    Why = "the copy into " + Name + " reads a whole tensor of rank " +
+          std::to_string(Rank);
+    return false;
+  }
+  return true;
+}
+
+StmtPtr WGMMABuilder::perThread(Stmts Body) {
+  return ifThen(ex::lt(ref(Tid), lit(Threads)), std::move(Body));
+}
+
+StmtPtr WGMMABuilder::opPending(llvm::StringRef Name, int64_t Pending,
+                                BufferValue *Acc) {
+  AttributeList Attrs;
+  Attrs.set("pending", Attribute::getInt(Pending));
+  std::vector<OpOperand> Operands;
+  if (Acc)
+    Operands.push_back(regionOperand(Acc, {}));
+  return op(Name, std::move(Operands), std::move(Attrs));
+}
+
+OpOperand WGMMABuilder::regionOperand(BufferValue *B, std::vector<ExprPtr> Offsets,
+                                      std::vector<int64_t> Extents) {
+  OpOperand O;
+  O.Kind = OperandKind::Region;
+  O.R.Buf = B;
+  for (unsigned I = 0; I != Offsets.size(); ++I)
+    O.R.Indices.push_back({std::move(Offsets[I]),
+                           I < Extents.size() ? ex::intLit(Extents[I]) : nullptr});
+  return O;
+}
+
+OpOperand WGMMABuilder::exprOperand(ExprPtr E) {
+  OpOperand O;
+  O.Kind = OperandKind::Expr;
+  O.E = std::move(E);
+  return O;
+}
+
+ExprPtr WGMMABuilder::call(Intrinsic Fn, ExprPtr A, ExprPtr B, ExprPtr C) {
+  std::vector<ExprPtr> Args;
+  Args.push_back(std::move(A));
+  Args.push_back(std::move(B));
+  if (C)
+    Args.push_back(std::move(C));
+  return ex::call(Fn, std::move(Args));
+}
+
+ExprPtr WGMMABuilder::substitute(const Expr &E, const Value *Var, const Expr *Val) {
+  ExprPtr R = E.clone();
+  if (!Var)
+    return R;
+  rewriteExpr(R, [&](ExprPtr X) -> ExprPtr {
+    if (auto *Ref = dyn_cast<RefExpr>(X.get()); Ref && Ref->getValue() == Var)
+      return Val->clone();
+    return X;
+  });
+  return R;
+}
+
+WGMMABuilder::Stmts WGMMABuilder::loadTile(const SharedTile &O, const OpStmt &Copy,
+                             const Value *Var, const Expr *Val,
+                             const Expr &Stage, bool Compact) {
+  const Region &Src = Copy.getOperand("src").R;
+  BufferValue *G = Src.Buf;
+  unsigned Rank = G->getRank(), RowDim = Rank - 2, ColDim = Rank - 1;
+  int64_t E = getDTypeBits(O.Tile->getDType()) / 8, CE = ChunkBytes / E;
+  int64_t PerRow = O.Contig / CE, Chunks = O.Rows * PerRow;
+  int64_t PerThread = (Chunks + Threads - 1) / Threads;
+  int64_t W = O.Swizzle, Mask = W / ChunkBytes - 1;
+  const Expr &NRows = *G->getShape()[RowDim], &NCols = *G->getShape()[ColDim];
+  Stmts Out;
+  auto Offset = [&](unsigned D) {
+    return Src.isWholeBuffer() ? lit(0) : substitute(*Src.Indices[D].Offset, Var, Val);
+  };
+  // The single points of the leading dimensions.
+  std::vector<Value *> Lead;
+  for (unsigned D = 0; D != RowDim; ++D)
+    Lead.push_back(let(Out, "g_idx", Offset(D)));
+  Value *R0 = let(Out, "g_row0", Offset(RowDim));
+  Value *C0 = let(Out, "g_col0", Offset(ColDim));
+  Value *Base = let(Out, "stage_base", mul(Stage.clone(), O.StageBytes / E));
+  auto LeadInside = [&]() {
+    ExprPtr In;
+    for (unsigned D = 0; D != Lead.size(); ++D) {
+      ExprPtr X = ex::land(ex::ge(ref(Lead[D]), lit(0)),
+                           ex::lt(ref(Lead[D]), G->getShape()[D]->clone()));
+      In = In ? ex::land(std::move(In), std::move(X)) : std::move(X);
+    }
+    return In;
+  };
+  auto I64 = [](ExprPtr X) { return ex::castTo(std::move(X), DType::I64); };
+  auto Chunk = [&](bool Fast, Value *TileOff) {
+    auto OverChunks = [&](llvm::function_ref<Stmts(Value *)> Body) {
+      return Compact ? loop(LoopKind::Serial, "c", lit(PerThread), Body)
+                     : unroll("c", PerThread, Body);
+    };
+    return OverChunks([&](Value *C) {
+      Stmts L;
+      // Chunk q = tx + c*T is row q / PerRow, column (q % PerRow) * CE. When
+      // the block covers whole rows per step, that is row tx / PerRow +
+      // c*T/PerRow and the thread's own column for every c: offsets that
+      // differ between chunks by constants, so one address register serves
+      // all of a thread's chunks.
+      bool WholeRows = Threads % PerRow == 0;
+      bool Partial = Chunks % Threads != 0;
+      Value *Q = WholeRows && !Partial
+                     ? nullptr
+                     : let(L, "q", add(ref(Tid), mul(ref(C), Threads)));
+      Stmts In;
+      Value *Row = let(In, "r",
+                       WholeRows ? add(div(ref(Tid), PerRow), mul(ref(C), Threads / PerRow))
+                                 : div(ref(Q), PerRow));
+      Value *Col = let(In, "cc",
+                       mul(rem(WholeRows ? ref(Tid) : ref(Q), PerRow), CE));
+      // Byte offset in the stored layout, then the swizzle, which permutes
+      // 16-byte chunks by address bits 7 and up (8W bytes' worth). With
+      // whole rows per step and steps of a multiple of 8 rows, chunk c is
+      // thread's chunk 0 plus c steps, the swizzle unchanged.
+      auto Swizzled = [&](Stmts &Out, ExprPtr RowE) {
+        Value *Lin = let(Out, "lin",
+                         add(add(mul(div(ref(Col), W / E), O.Rows * W), mul(std::move(RowE), W)),
+                             mul(rem(ref(Col), W / E), E)));
+        ExprPtr Xor = ex::binary(
+            BinaryOp::Shl,
+            ex::binary(BinaryOp::And, ex::binary(BinaryOp::Shr, ref(Lin), lit(7)),
+                       lit(Mask)),
+            lit(4));
+        return ex::binary(BinaryOp::Xor, ref(Lin), std::move(Xor));
+      };
+      Value *Phys;
+      if (WholeRows && (Threads / PerRow) % 8 == 0) {
+        ExprPtr Phys0 = Swizzled(In, div(ref(Tid), PerRow));
+        Phys = let(In, "phys", add(std::move(Phys0), mul(ref(C), Threads / PerRow * W)));
+      } else {
+        Phys = let(In, "phys", Swizzled(In, ref(Row)));
+      }
+      std::vector<ExprPtr> SrcIdx, DstIdx;
+      ExprPtr Count;
+      if (Fast) {
+        // Row-major and contiguous (checked when planning): element
+        // (R0 + r, C0 + cc) is at linear offset TileOff + r * cols + cc of
+        // the leading points' matrix.
+        for (Value *L : Lead)
+          SrcIdx.push_back(ref(L));
+        SrcIdx.push_back(lit(0));
+        SrcIdx.push_back(ex::add(
+            ref(TileOff),
+            ex::add(ex::mul(I64(ref(Row)), I64(NCols.clone())), I64(ref(Col)))));
+        Count = lit(CE);
+      } else {
+        Value *GR = let(In, "gr", add(ref(R0), ref(Row)));
+        Value *GC = let(In, "gc", add(ref(C0), ref(Col)));
+        // The column offset is a multiple of the chunk: a chunk starting
+        // at gc >= 0 is in range up to the row's end, one starting below
+        // 0 is wholly outside.
+        ExprPtr InRows = ex::land(
+            ex::land(ex::ge(ref(GR), lit(0)), ex::lt(ref(GR), NRows.clone())),
+            ex::ge(ref(GC), lit(0)));
+        if (ExprPtr L = LeadInside())
+          InRows = ex::land(std::move(L), std::move(InRows));
+        ExprPtr Left = ex::sub(NCols.clone(), ref(GC));
+        Value *N = let(In, "n",
+                       call(Intrinsic::Select, std::move(InRows),
+                            call(Intrinsic::Max,
+                                 call(Intrinsic::Min, std::move(Left), lit(CE)),
+                                 lit(0)),
+                            lit(0)));
+        // Nothing is read for a count of 0; the address stays in the
+        // tensor.
+        auto Clamp = [&](Value *V) {
+          return call(Intrinsic::Select, ex::binary(BinaryOp::Gt, ref(N), lit(0)),
+                      ref(V), lit(0));
+        };
+        for (Value *L : Lead)
+          SrcIdx.push_back(Clamp(L));
+        SrcIdx.push_back(Clamp(GR));
+        SrcIdx.push_back(Clamp(GC));
+        Count = ref(N);
+      }
+      DstIdx.push_back(add(ref(Base), div(ref(Phys), E)));
+      std::vector<int64_t> SrcExt(Rank, 1);
+      SrcExt.back() = CE;
+      std::vector<OpOperand> Operands;
+      Operands.push_back(regionOperand(G, std::move(SrcIdx), SrcExt));
+      Operands.push_back(regionOperand(O.Tile, std::move(DstIdx), {CE}));
+      Operands.push_back(exprOperand(std::move(Count)));
+      AttributeList Attrs;
+      if (Fast)
+        Attrs.set("full", Attribute::getBool(true));
+      In.push_back(op("cuda.ldgsts", std::move(Operands), std::move(Attrs),
+                      Copy.getLoc()));
+      if (!Partial)
+        for (StmtPtr &X : In)
+          L.push_back(std::move(X));
+      else
+        L.push_back(ifThen(ex::lt(ref(Q), lit(Chunks)), std::move(In)));
+      return L;
+    });
+  };
+  if (Compact) {
+    Out.push_back(Chunk(false, nullptr));
+    return Out;
+  }
+  // The tile inside the tensor, rows of whole 16-byte chunks (the column
+  // offset is a multiple of the chunk, checked when planning).
+  ExprPtr Inside = ex::land(
+      ex::land(ex::ge(ref(R0), lit(0)),
+               ex::le(add(ref(R0), lit(O.Rows)), NRows.clone())),
+      ex::land(ex::ge(ref(C0), lit(0)),
+               ex::le(add(ref(C0), lit(O.Contig)), NCols.clone())));
+  if (ExprPtr L = LeadInside())
+    Inside = ex::land(std::move(L), std::move(Inside));
+  Value *Full = let(Out, "g_full",
+                    ex::land(std::move(Inside),
+                             ex::binary(BinaryOp::Eq, rem(NCols.clone(), CE), lit(0))));
+  Stmts FastPath;
+  Value *TileOff = let(FastPath, "g_off",
+                       ex::add(ex::mul(I64(ref(R0)), I64(NCols.clone())),
+                               I64(ref(C0))));
+  FastPath.push_back(Chunk(true, TileOff));
+  Stmts Clamped;
+  Clamped.push_back(Chunk(false, nullptr));
+  Out.push_back(std::make_unique<IfStmt>(ref(Full), block(std::move(FastPath)),
+                                         block(std::move(Clamped))));
+  return Out;
+}
+
+WGMMABuilder::Stmts WGMMABuilder::wgmmaGemm(const WgmmaShape &S, const SharedTile *A,
+                              BufferValue *ARegs, int64_t ARegsCols,
+                              const SharedTile &B, BufferValue *C, Value *WG,
+                              const Expr *AStage, const Expr *BStage,
+                              bool ZeroFirst, llvm::SMLoc Loc) {
+  int64_t E = getDTypeBits(S.Ty) / 8;
+  auto StageOff = [&](const Expr *Stage, int64_t Bytes, ExprPtr Off) {
+    return Stage ? add(mul(Stage->clone(), Bytes), std::move(Off)) : std::move(Off);
+  };
+  Stmts L;
+  if (ARegs) {
+    std::vector<OpOperand> FenceA;
+    FenceA.push_back(regionOperand(ARegs, {}));
+    L.push_back(op("cuda.wgmma_fence", std::move(FenceA)));
+  }
+  std::vector<OpOperand> FenceAcc;
+  FenceAcc.push_back(regionOperand(C, {}));
+  L.push_back(op("cuda.wgmma_fence", std::move(FenceAcc)));
+  L.push_back(unroll("kk", S.BK / InstK, [&](Value *KK) {
+    Stmts KL;
+    KL.push_back(unroll("mt", S.MT, [&](Value *MT) {
+      Stmts ML;
+      Value *AO = nullptr;
+      if (A) {
+        Value *Row0 = let(ML, "row0", mul(add(mul(ref(WG), S.MT), ref(MT)), InstM));
+        int64_t WA = A->Swizzle;
+        ExprPtr AOff;
+        if (!A->MNMajor)
+          AOff = add(add(mul(div(mul(ref(KK), InstK * E), WA), A->Rows * WA),
+                         mul(ref(Row0), WA)),
+                     rem(mul(ref(KK), InstK * E), WA));
+        else
+          AOff = add(mul(div(mul(ref(Row0), E), WA), A->Rows * WA),
+                     mul(ref(KK), InstK * WA));
+        AO = let(ML, "a_off", StageOff(AStage, A->StageBytes, std::move(AOff)));
+      }
+      ML.push_back(unroll("ni", S.NI, [&](Value *NI) {
+        // One instruction; with Zero, it overwrites the accumulator
+        // (scale-d = 0).
+        auto Mma = [&](bool Zero) {
+          int64_t WB = B.Swizzle;
+          ExprPtr N0 = mul(ref(NI), S.NInst);
+          ExprPtr BOff;
+          if (B.MNMajor)
+            BOff = add(mul(div(mul(std::move(N0), E), WB), B.Rows * WB),
+                       mul(ref(KK), InstK * WB));
+          else
+            BOff = add(add(mul(div(mul(ref(KK), InstK * E), WB), B.Rows * WB),
+                           mul(std::move(N0), WB)),
+                       rem(mul(ref(KK), InstK * E), WB));
+          std::vector<OpOperand> Operands;
+          if (A) {
+            Operands.push_back(regionOperand(A->Tile, {}));
+          } else {
+            // k-step kk of slice mt: locals mt*K/2 + 8kk .. + 7.
+            std::vector<ExprPtr> AIdx;
+            AIdx.push_back(add(mul(ref(MT), ARegsCols / 2), mul(ref(KK), 8)));
+            Operands.push_back(regionOperand(ARegs, std::move(AIdx), {8}));
+          }
+          Operands.push_back(regionOperand(B.Tile, {}));
+          std::vector<ExprPtr> AccOff;
+          AccOff.push_back(mul(add(mul(ref(MT), S.NI), ref(NI)), S.NInst / 2));
+          Operands.push_back(regionOperand(C, std::move(AccOff), {S.NInst / 2}));
+          if (A)
+            Operands.push_back(exprOperand(ref(AO)));
+          Operands.push_back(
+              exprOperand(StageOff(BStage, B.StageBytes, std::move(BOff))));
+          AttributeList Attrs;
+          Attrs.set("n", Attribute::getInt(S.NInst));
+          if (A && A->MNMajor)
+            Attrs.set("mn_major_a", Attribute::getBool(true));
+          if (B.MNMajor)
+            Attrs.set("mn_major_b", Attribute::getBool(true));
+          auto Fields = [&](const SharedTile &O, const char *Sw, const char *LBO,
+                            const char *SBO) {
+            Attrs.set(Sw, Attribute::getInt(O.Swizzle));
+            Attrs.set(LBO, Attribute::getInt(O.MNMajor ? O.Rows * O.Swizzle : 16));
+            Attrs.set(SBO, Attribute::getInt(8 * O.Swizzle));
+          };
+          if (A)
+            Fields(*A, "swizzle_a", "lbo_a", "sbo_a");
+          Fields(B, "swizzle_b", "lbo_b", "sbo_b");
+          if (Zero)
+            Attrs.set("zero_c", Attribute::getBool(true));
+          Stmts T;
+          T.push_back(op(A ? "cuda.wgmma_mma" : "cuda.wgmma_mma_rs",
+                         std::move(Operands), std::move(Attrs), Loc));
+          return T;
+        };
+        if (!ZeroFirst)
+          return Mma(false);
+        Stmts NL;
+        NL.push_back(ifElse(ex::binary(BinaryOp::Eq, ref(KK), lit(0)), Mma(true),
+                            Mma(false)));
+        return NL;
+      }));
+      return ML;
+    }));
+    return KL;
+  }));
+  L.push_back(op("cuda.wgmma_commit"));
+  return L;
+}
+
+WGMMABuilder::Stmts WGMMABuilder::lowerFill(const OpStmt &Op, BufferValue *Frag, int64_t Elems) {
+  DType Ty = Frag->getDType();
+  ExprPtr V = Op.getName() == "fill"
+                  ? ex::castTo(Op.getOperand("value").E->clone(), Ty)
+                  : ex::zero(Ty);
+  Stmts Body;
+  Body.push_back(unroll("e", Elems, [&](Value *E) {
+    Stmts L;
+    std::vector<ExprPtr> Idx;
+    Idx.push_back(ref(E));
+    L.push_back(std::make_unique<StoreStmt>(Frag, std::move(Idx), V->clone()));
+    return L;
+  }));
+  Stmts Out;
+  Out.push_back(perThread(std::move(Body)));
+  return Out;
+}
+
+WGMMABuilder::Stmts WGMMABuilder::lowerCopyOut(const OpStmt &Op, BufferValue *Frag, int64_t MT,
+                                 int64_t NInst, int64_t NI,
+                                 std::pair<unsigned, unsigned> Dims) {
+  const Region &Dst = Op.getOperand("dst").R;
+  unsigned RowDim = Dims.first, ColDim = Dims.second;
+  unsigned Rank = Dst.Buf->getRank();
+  bool Global = Dst.Buf->getScope() == MemScope::Global;
+  bool Pairs = isFloat(Dst.Buf->getDType()) && ColDim == Rank - 1 &&
+               Dst.Buf->getStrides().empty() &&
+               (Global || Dst.Buf->getScope() == MemScope::Shared);
+  auto Offset = [&](unsigned D) {
+    return Dst.isWholeBuffer() ? lit(0) : Dst.Indices[D].Offset->clone();
+  };
+  Stmts Body;
+  Value *WG = let(Body, "wg", div(ref(Tid), WarpgroupSize));
+  Value *Warp = let(Body, "warp", div(rem(ref(Tid), WarpgroupSize), 32));
+  Value *Lane = let(Body, "lane", rem(ref(Tid), 32));
+  Value *PairOK = nullptr;
+  if (Pairs)
+    PairOK = let(Body, "pair_ok",
+                 ex::land(ex::binary(BinaryOp::Eq, rem(Offset(ColDim), 2), lit(0)),
+                          ex::binary(BinaryOp::Eq,
+                                     rem(Dst.Buf->getShape()[ColDim]->clone(), 2),
+                                     lit(0))));
+  Body.push_back(unroll("mt", MT, [&](Value *MTV) {
+    Stmts ML;
+    Value *Row0 = let(ML, "row0",
+                      add(mul(add(mul(ref(WG), MT), ref(MTV)), InstM),
+                          add(mul(ref(Warp), 16), div(ref(Lane), 4))));
+    ML.push_back(unroll("ni", NI, [&](Value *NIV) {
+      Stmts NL;
+      Value *Col0 = let(NL, "col0", add(mul(ref(NIV), NInst), mul(rem(ref(Lane), 4), 2)));
+      // Pair j: locals 2j, 2j + 1 at (row0 + (j % 2) * 8,
+      // col0 + (j / 2) * 8 + 0, 1).
+      NL.push_back(unroll("j", NInst / 4, [&](Value *J) {
+        Stmts L;
+        Value *Row = let(L, "row", add(ref(Row0), mul(rem(ref(J), 2), 8)));
+        Value *Col = let(L, "col", add(ref(Col0), mul(div(ref(J), 2), 8)));
+        Value *E = let(L, "e", add(mul(add(mul(ref(MTV), NI), ref(NIV)), NInst / 2),
+                                   mul(ref(J), 2)));
+        // The index of element (row, col + Dc) in X, and whether it is
+        // inside X.
+        auto Index = [&](int64_t Dc, ExprPtr &InRange) {
+          std::vector<ExprPtr> Idx;
+          for (unsigned D = 0; D != Rank; ++D) {
+            ExprPtr X = Offset(D);
+            if (D == RowDim)
+              X = add(std::move(X), ref(Row));
+            else if (D == ColDim)
+              X = add(add(std::move(X), ref(Col)), lit(Dc));
+            if (Global) {
+              InRange = ex::land(std::move(InRange), ex::ge(X->clone(), lit(0)));
+              InRange = ex::land(std::move(InRange),
+                                 ex::lt(X->clone(), Dst.Buf->getShape()[D]->clone()));
+            }
+            Idx.push_back(std::move(X));
+          }
+          return Idx;
+        };
+        Stmts Two;
+        for (int64_t Dc : {0, 1}) {
+          ExprPtr In;
+          std::vector<ExprPtr> Idx = Index(Dc, In);
+          std::vector<ExprPtr> AccIdx;
+          AccIdx.push_back(add(ref(E), lit(Dc)));
+          StmtPtr St = std::make_unique<StoreStmt>(
+              Dst.Buf, std::move(Idx),
+              ex::castTo(ex::load(Frag, std::move(AccIdx)), Dst.Buf->getDType()));
+          if (In) {
+            Stmts G;
+            G.push_back(std::move(St));
+            Two.push_back(ifThen(std::move(In), std::move(G)));
+          } else {
+            Two.push_back(std::move(St));
+          }
+        }
+        if (!Pairs) {
+          for (StmtPtr &X : Two)
+            L.push_back(std::move(X));
+          return L;
+        }
+        ExprPtr In0, In1;
+        std::vector<ExprPtr> I0 = Index(0, In0);
+        Index(1, In1);
+        ExprPtr Cond = ref(PairOK);
+        if (In0)
+          Cond = ex::land(ex::land(std::move(Cond), std::move(In0)), std::move(In1));
+        std::vector<ExprPtr> AccIdx;
+        AccIdx.push_back(ref(E));
+        std::vector<OpOperand> Operands;
+        Operands.push_back(regionOperand(Frag, std::move(AccIdx), {2}));
+        Operands.push_back(regionOperand(Dst.Buf, std::move(I0)));
+        Stmts Pair;
+        Pair.push_back(op("cuda.store_pair", std::move(Operands), AttributeList(),
+                          Op.getLoc()));
+        L.push_back(std::make_unique<IfStmt>(std::move(Cond),
+                                             block(std::move(Pair)), block(std::move(Two))));
+        return L;
+      }));
+      return NL;
+    }));
+    return ML;
+  }));
+  Stmts Out;
+  Out.push_back(perThread(std::move(Body)));
+  if (Dst.Buf->getScope() == MemScope::Shared)
+    Out.push_back(op("barrier"));
+  return Out;
+}
+
+void WGMMABuilder::placeBuffers(
+    KernelStmt &K, const llvm::DenseMap<const BufferValue *, int64_t> &RingElems,
+    const llvm::DenseMap<const BufferValue *, int64_t> &LocalElems) {
+  Stmts Rings, Rest;
+  for (StmtPtr &S : K.getBodyMutable().Stmts) {
+    auto *A = dyn_cast<AllocStmt>(S.get());
+    if (!A) {
+      Rest.push_back(std::move(S));
+      continue;
+    }
+    BufferValue *Buf = A->getBuffer();
+    if (auto It = RingElems.find(Buf); It != RingElems.end()) {
+      Buf->getShapeMutable().clear();
+      Buf->getShapeMutable().push_back(lit(It->second));
+      A->getAttrsMutable() = AttributeList();
+      Rings.push_back(std::move(S));
+      continue;
+    }
+    if (auto It = LocalElems.find(Buf); It != LocalElems.end()) {
+      Buf->setScope(MemScope::Local);
+      Buf->getShapeMutable().clear();
+      Buf->getShapeMutable().push_back(lit(It->second));
+    }
+    Rest.push_back(std::move(S));
+  }
+  for (StmtPtr &S : Rest)
+    Rings.push_back(std::move(S));
+  K.getBodyMutable().Stmts = std::move(Rings);
+}

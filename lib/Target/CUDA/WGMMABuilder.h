@@ -1,0 +1,143 @@
+//===- WGMMABuilder.h - Per-thread wgmma code for the Hopper passes -*- C++ -*-===//
+//
+// What the Hopper lowerings (hopper-lower-gemm-wgmma for GEMM K loops,
+// hopper-wgmma-fragments for gemm chains such as FlashAttention) share to
+// write their per-thread code: the stored layout of a shared operand tile,
+// the cuda.ldgsts copies that fill one ring stage of it from global memory,
+// the wgmma instructions of one gemm, and the accumulator-layout clears
+// and copies out. WGMMALayout.h holds the layouts themselves.
+//
+// Row layout. Every register fragment these passes keep is [R, C] (or [R])
+// with R = 64 * WG * MT for WG warpgroups: warpgroup g owns the 64-row
+// slices g*MT .. g*MT + MT - 1, and within a slice thread t (warp w of its
+// warpgroup, lane l) holds element
+//   local mt*C/2 + 4*j + 2*h + e  =  (row 16w + l/4 + 8h, column 8j + 2(l%4) + e)
+// for j < C/8 and h, e in {0, 1}: the wgmma accumulator layout (for C up
+// to 256, and for C a multiple of 256 as instructions of N = 256 side by
+// side), which for a 16-bit fragment is also the register layout of
+// wgmma's A operand, k-step kk being locals mt*C/2 + 8kk .. + 7. A row
+// vector [R] holds local mt*2 + h = row 16w + l/4 + 8h of slice mt,
+// replicated over the four lanes of a quad.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_TARGET_CUDA_WGMMABUILDER_H
+#define TILE_LIB_TARGET_CUDA_WGMMABUILDER_H
+
+#include "WGMMALayout.h"
+#include "tile/Transforms/StmtBuilder.h"
+#include "llvm/ADT/DenseMap.h"
+#include <string>
+#include <utility>
+
+namespace tile {
+namespace hopper {
+
+/// A wgmma operand tile in shared memory: its stored layout and ring.
+struct SharedTile {
+  BufferValue *Tile = nullptr;
+  /// Stored shape [Rows, Contig]; MN-major when Contig is M or N.
+  int64_t Rows = 0, Contig = 0;
+  bool MNMajor = false;
+  int64_t Swizzle = 0;
+  /// Bytes per ring stage (a multiple of StageAlign).
+  int64_t StageBytes = 0;
+};
+
+/// Plans the stored layout of the rank-2 shared tile \p Tile read as a
+/// wgmma operand (MN-major or K-major); false with the reason in \p Why.
+bool planSharedTile(SharedTile &O, BufferValue *Tile, bool MNMajor,
+                    std::string &Why);
+
+/// The instruction shape of one gemm on register accumulators.
+struct WgmmaShape {
+  DType Ty = DType::F16;
+  int64_t BK = 0;
+  /// 64-row slices per warpgroup, N per instruction, instructions along N.
+  int64_t MT = 0, NInst = 0, NI = 0;
+};
+
+/// The instruction split of \p Cols accumulator columns: NInst = Cols up to
+/// 256, else 256 with Cols a multiple of it; nullopt when Cols fits neither.
+std::optional<std::pair<int64_t, int64_t>> splitColumns(int64_t Cols);
+
+/// Whether \p Copy's source is a contiguous global tensor of \p Tile's dtype
+/// whose last two dimensions are the tile's rows and columns (the others
+/// single points), with a column offset a multiple of 16 bytes by
+/// \p MultipleOf; false with the reason in \p Why.
+bool checkTileCopy(const OpStmt &Copy, const BufferValue &Tile,
+                   llvm::function_ref<bool(const Expr &, int64_t)> MultipleOf,
+                   std::string &Why);
+
+class WGMMABuilder : public StmtBuilder {
+public:
+  WGMMABuilder(const Function &F, const OpRegistry &Ops)
+      : StmtBuilder(F, Ops) {}
+
+protected:
+  /// `if %tx < T { Body }`: code every thread runs as written.
+  StmtPtr perThread(Stmts Body);
+  StmtPtr opPending(llvm::StringRef Name, int64_t Pending,
+                    BufferValue *Acc = nullptr);
+  static OpOperand regionOperand(BufferValue *B, std::vector<ExprPtr> Offsets,
+                                 std::vector<int64_t> Extents = {});
+  static OpOperand exprOperand(ExprPtr E);
+  static ExprPtr call(Intrinsic Fn, ExprPtr A, ExprPtr B, ExprPtr C = nullptr);
+  /// \p E with \p Var replaced by \p Val (a copy when \p Var is null).
+  static ExprPtr substitute(const Expr &E, const Value *Var, const Expr *Val);
+
+  /// cuda.ldgsts of the tile `copy` reads (its source region with \p Var
+  /// replaced by \p Val) into ring stage \p Stage of \p O: each thread
+  /// copies chunks %tx, %tx + T, ... of the tile. Two versions, chosen once
+  /// per tile for the whole block: when the tile lies wholly inside the
+  /// tensor and its rows are whole chunks, each chunk is one
+  /// `cuda.ldgsts {full}` at the tile's linear offset plus a per-thread
+  /// offset that does not depend on the loop (hoisted by LLVM), with no
+  /// bounds test; otherwise every chunk is clamped to the tensor and
+  /// zero-filled outside it. \p Compact keeps the code small in registers
+  /// (for a producer warpgroup with few of them): one rolled loop over the
+  /// thread's chunks, each clamped.
+  Stmts loadTile(const SharedTile &O, const OpStmt &Copy, const Value *Var,
+                 const Expr *Val, const Expr &Stage, bool Compact = false);
+
+  /// One gemm's wgmma instructions between a fence and a commit: for each
+  /// k-step, 64-row slice and N-instruction, a cuda.wgmma_mma (A and B in
+  /// shared memory, stage offsets \p AStage and \p BStage, null for a
+  /// single stage) or a cuda.wgmma_mma_rs when \p ARegs (A in registers in
+  /// the row layout, ARegsCols columns) is given. With \p ZeroFirst the
+  /// first k-step overwrites the accumulator. \p WG is the warpgroup.
+  Stmts wgmmaGemm(const WgmmaShape &S, const SharedTile *A, BufferValue *ARegs,
+                  int64_t ARegsCols, const SharedTile &B, BufferValue *C,
+                  Value *WG, const Expr *AStage, const Expr *BStage,
+                  bool ZeroFirst, llvm::SMLoc Loc);
+
+  /// Every thread sets its \p Elems locals of \p Frag to \p Op's value
+  /// (clear or fill) converted to \p Frag's dtype.
+  Stmts lowerFill(const OpStmt &Op, BufferValue *Frag, int64_t Elems);
+
+  /// `copy %F -> X` of a row-layout fragment with MT slices of columns
+  /// split as \p NInst x \p NI: each thread stores its elements, converted,
+  /// guarded when X is global. Locals 2j and 2j + 1 are adjacent columns of
+  /// one row: where X's rows are contiguous and the pair is aligned (even
+  /// column offset and row length) and inside X, one cuda.store_pair.
+  /// \p Dims are X's dimensions of F's rows and columns.
+  Stmts lowerCopyOut(const OpStmt &Op, BufferValue *Frag, int64_t MT,
+                     int64_t NInst, int64_t NI,
+                     std::pair<unsigned, unsigned> Dims);
+
+  /// Puts the shared tiles of \p RingElems first in \p K as 1-D buffers of
+  /// that many elements (their stages then sit at StageAlign multiples of
+  /// dynamic shared memory) and turns the fragments of \p LocalElems into
+  /// local arrays of that many elements.
+  static void placeBuffers(
+      KernelStmt &K, const llvm::DenseMap<const BufferValue *, int64_t> &RingElems,
+      const llvm::DenseMap<const BufferValue *, int64_t> &LocalElems);
+
+  int64_t Threads = 0;
+  Value *Tid = nullptr;
+};
+
+} // namespace hopper
+} // namespace tile
+
+#endif // TILE_LIB_TARGET_CUDA_WGMMABUILDER_H

@@ -1,0 +1,1261 @@
+//===- WGMMAFragments.cpp - hopper-wgmma-fragments ------------------------===//
+//
+// Lowers kernels whose register fragments can all live in the wgmma
+// accumulator layout (WGMMABuilder.h, "Row layout") to per-thread Hopper
+// code: chains of gemms with elementwise code and row reductions between
+// them, FlashAttention's online softmax being the model:
+//
+//   copy %Q[..] -> %Qs                      once: cp.async, wait, barrier
+//   for %j in pipelined(lo, hi, stages = S) {
+//     copy %K[.., %j * BN, 0] -> %Ks         ring of S stages, prefetched
+//     gemm %Qs, %Ks -> %Sc {transpose_b = true, clear_accum = true}
+//     for %i, %c in parallel(R, BN) { .. }   per-thread, on registers
+//     reduce max %Sc -> %m {dim = 1}          thread partial + quad shuffles
+//     copy %Sc -> %P                         per-thread conversion
+//     copy %V[.., %j * BN, 0] -> %Vs
+//     gemm %P, %Vs -> %Of                    wgmma with A in registers
+//   }
+//   copy %Of -> %O[..]                       guarded paired stores
+//
+// A kernel qualifies when its threads are whole warpgroups, it has a gemm,
+// and every fragment is [R, C] or [R] for the rows R of the gemms'
+// accumulators (64 per warpgroup and slice), used only by
+//  - gemms: f16/bf16 A (whole shared tile, or whole fragment: registers)
+//    times a whole shared B into an f32 accumulator fragment;
+//  - clear and fill; copies between fragments of one shape; copies of a
+//    2-D fragment out to memory;
+//  - `reduce` of a 2-D fragment along dimension 1 into a 1-D one;
+//  - parallel loops over (R, C) or (R) whose bodies are lets and stores to
+//    fragments at exactly the loop's indices, reading fragments at those
+//    indices;
+// and every shared tile the gemms read is filled by one copy from a
+// contiguous global tensor, either once at the kernel's top level or once
+// per iteration directly in one serial or pipelined loop (with source
+// indices that depend only on the loop variable and values from outside
+// the loop). Those loop tiles become rings of S stages: a prologue loads
+// S - 1 iterations ahead (one cp.async group per tile), the first gemm to
+// read a tile in an iteration waits for it, fences it into the async
+// proxy, synchronizes the block and prefetches the tile S - 1 iterations
+// ahead into the stage the previous iteration freed. Kernels that do not
+// qualify are left untouched for the SIMT path (with `remarks`, a note
+// says why).
+//
+//===----------------------------------------------------------------------===//
+
+#include "WGMMABuilder.h"
+#include "tile/IR/Walk.h"
+#include "tile/Transforms/ExprUtils.h"
+#include "tile/Transforms/GemmLowering.h"
+#include "tile/Transforms/Pass.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace tile;
+using namespace tile::hopper;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+
+#define GET_TILE_PASS_DECLS
+#include "CUDAPasses.inc"
+
+namespace {
+
+/// Shared memory a block may use for the tiles' stages (the H100/H200
+/// opt-in limit per block).
+constexpr int64_t MaxSharedBytes = 232448;
+
+struct FragInfo {
+  /// 0 for a row vector [R]; else the columns of [R, C].
+  int64_t Cols = 0;
+  /// Column split of a 2-D fragment into instructions.
+  int64_t NInst = 0, NI = 0;
+  /// Locals per thread.
+  int64_t Elems = 0;
+};
+
+struct TileInfo {
+  SharedTile Layout;
+  bool Planned = false;
+  OpStmt *Copy = nullptr;
+  /// The loop that fills it once per iteration, or null for a tile filled
+  /// once.
+  ForStmt *Loop = nullptr;
+};
+
+struct GemmInfo {
+  WgmmaShape Shape;
+  BufferValue *A = nullptr, *B = nullptr, *C = nullptr;
+  /// A is a fragment (registers).
+  bool ARegs = false;
+  bool Zero = false;
+};
+
+/// The ring loop: its tiles in order of first use and stage count.
+struct RingLoop {
+  ForStmt *Loop = nullptr;
+  int64_t Stages = 1;
+  std::vector<BufferValue *> Tiles;
+};
+
+class FragmentLowering : public WGMMABuilder {
+public:
+  FragmentLowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
+                   DiagnosticEngine &Diag, bool Remarks)
+      : WGMMABuilder(F, Ops), F(F), K(K), Diag(Diag), Remarks(Remarks) {}
+
+  /// False after an error; a kernel that does not qualify is left as it
+  /// is.
+  bool run() {
+    std::string Why;
+    if (!analyze(Why)) {
+      if (Remarks && !Why.empty())
+        Diag.note(WhyLoc.isValid() ? WhyLoc : K.getLoc(),
+                  "hopper-wgmma-fragments: kernel left to the SIMT path: " + Why);
+      return true;
+    }
+    if (!Ops.lookup("cuda.wgmma_mma_rs")) {
+      Diag.error(K.getLoc(), "hopper-wgmma-fragments needs the cuda dialect, "
+                             "which is not registered");
+      return false;
+    }
+    if (!K.getThreadIndex())
+      K.setThreadIndex(std::make_unique<Value>(
+          Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
+    Tid = K.getThreadIndex();
+    rewriteBlock(K.getBodyMutable(), nullptr);
+    place();
+    return true;
+  }
+
+private:
+  //===--- Analysis -------------------------------------------------------===//
+
+  bool fail(std::string &Why, std::string Msg, llvm::SMLoc Loc = {}) {
+    Why = std::move(Msg);
+    WhyLoc = Loc;
+    return false;
+  }
+
+  FragInfo *frag(const BufferValue *B) {
+    auto It = Frags.find(B);
+    return It == Frags.end() ? nullptr : &It->second;
+  }
+  TileInfo *tile(const BufferValue *B) {
+    auto It = Tiles.find(B);
+    return It == Tiles.end() ? nullptr : &It->second;
+  }
+  static std::string name(const BufferValue *B) { return "%" + B->getName().str(); }
+
+  /// Whether \p E is provably a multiple of \p D.
+  bool multipleOf(const Expr &E, int64_t D, int Depth = 0) const {
+    if (Depth > 32)
+      return false;
+    if (auto C = E.getConstInt())
+      return *C % D == 0;
+    if (const auto *R = dyn_cast<RefExpr>(&E)) {
+      auto It = LetInit.find(R->getValue());
+      return It != LetInit.end() && multipleOf(*It->second, D, Depth + 1);
+    }
+    if (const auto *Bi = dyn_cast<BinaryExpr>(&E)) {
+      if (Bi->getOp() == BinaryOp::Add || Bi->getOp() == BinaryOp::Sub)
+        return multipleOf(*Bi->getLHS(), D, Depth + 1) &&
+               multipleOf(*Bi->getRHS(), D, Depth + 1);
+      if (Bi->getOp() == BinaryOp::Mul)
+        return multipleOf(*Bi->getLHS(), D, Depth + 1) ||
+               multipleOf(*Bi->getRHS(), D, Depth + 1);
+    }
+    return false;
+  }
+
+  bool analyze(std::string &Why) {
+    std::optional<int64_t> T = K.getThreads()->getConstInt();
+    // Gemms first: without one there is nothing to do here.
+    std::vector<OpStmt *> Gemms;
+    walkStmts(K.getBodyMutable(), [&](Stmt &S) {
+      if (auto *Op = dyn_cast<OpStmt>(&S); Op && Op->getName() == "gemm")
+        Gemms.push_back(Op);
+      if (auto *L = dyn_cast<LetStmt>(&S))
+        LetInit[L->getVar()] = L->getInit();
+    });
+    if (Gemms.empty())
+      return false;
+    if (!T || *T <= 0 || *T % WarpgroupSize != 0)
+      return fail(Why, "the kernel's threads are not whole warpgroups of 128");
+    Threads = *T;
+    int64_t WG = Threads / WarpgroupSize;
+    // Fragments, all at the kernel's top level.
+    bool OK = true;
+    walkStmts(K.getBodyMutable(), [&](Stmt &S) {
+      auto *A = dyn_cast<AllocStmt>(&S);
+      if (!A || A->getBuffer()->getScope() != MemScope::Fragment)
+        return;
+      if (!topLevelAlloc(A->getBuffer()) || !A->getBuffer()->getConstShape() ||
+          A->getBuffer()->getRank() > 2)
+        OK = false;
+      FragOrder.push_back(A->getBuffer());
+    });
+    if (!OK)
+      return fail(Why, "a fragment is not a 1-D or 2-D buffer of constant "
+                       "shape allocated at the kernel's top level");
+    // The rows: those of the first gemm's accumulator.
+    const BufferValue *C0 = Gemms.front()->getOperand("c").R.Buf;
+    std::optional<std::vector<int64_t>> CS = C0->getConstShape();
+    if (C0->getScope() != MemScope::Fragment || !CS || CS->size() != 2)
+      return fail(Why, "the accumulator is not a 2-D fragment", Gemms.front()->getLoc());
+    Rows = (*CS)[0];
+    if (Rows % (InstM * WG) != 0)
+      return fail(Why, "the accumulator's " + std::to_string(Rows) +
+                           " rows are not a multiple of 64 per warpgroup (" +
+                           std::to_string(WG) + " warpgroups)",
+                  Gemms.front()->getLoc());
+    MT = Rows / InstM / WG;
+    for (BufferValue *B : FragOrder) {
+      std::vector<int64_t> S = *B->getConstShape();
+      FragInfo I;
+      if (S[0] != Rows)
+        return fail(Why, "fragment " + name(B) + " does not have the accumulator's " +
+                             std::to_string(Rows) + " rows", B->getLoc());
+      if (S.size() == 1) {
+        I.Elems = 2 * MT;
+      } else {
+        I.Cols = S[1];
+        auto Split = splitColumns(I.Cols);
+        if (!Split)
+          return fail(Why, "fragment " + name(B) + " has " + std::to_string(I.Cols) +
+                               " columns, neither a multiple of 8 up to 256 nor "
+                               "a multiple of 256",
+                      B->getLoc());
+        I.NInst = Split->first;
+        I.NI = Split->second;
+        I.Elems = MT * I.Cols / 2;
+      }
+      Frags[B] = I;
+    }
+    for (OpStmt *G : Gemms)
+      if (!planGemm(*G, Why))
+        return false;
+    if (!classifyBlock(K.getBodyMutable(), nullptr, true, Why))
+      return false;
+    if (!checkTiles(Why))
+      return false;
+    planRotation();
+    return true;
+  }
+
+  /// Rotates the ring loop's last statement, a gemm G2, into the next
+  /// iteration behind its first gemm G1 (see rewriteRotatedBody) when that
+  /// keeps every dependence: the loop pipelines (S >= 2); G1 and G2 share
+  /// no register operand; G2's ring tiles are its own; nothing before G1
+  /// in the body touches G2's registers. The function attribute
+  /// `pass.wgmma_overlap = false` turns it off.
+  void planRotation() {
+    if (!Ring.Loop || Ring.Stages < 2)
+      return;
+    if (const Attribute *A = F.getAttrs().get("pass.wgmma_overlap"))
+      if (A->getKind() == Attribute::Kind::Bool && !A->getBool())
+        return;
+    std::vector<StmtPtr> &Body = Ring.Loop->getBodyMutable().Stmts;
+    auto *Last = dyn_cast<OpStmt>(Body.back().get());
+    if (!Last || !GemmOf.count(Last))
+      return;
+    OpStmt *First = nullptr;
+    unsigned FirstIdx = 0;
+    for (unsigned I = 0; I != Body.size() && !First; ++I)
+      if (auto *Op = dyn_cast<OpStmt>(Body[I].get()); Op && GemmOf.count(Op)) {
+        First = Op;
+        FirstIdx = I;
+      }
+    if (First == Last)
+      return;
+    const GemmInfo &G1 = GemmOf[First], &G2 = GemmOf[Last];
+    if (G1.C == G2.C || (G2.ARegs && G2.A == G1.C) || (G1.ARegs && G1.A == G2.C))
+      return;
+    for (unsigned I = 0; I != FirstIdx; ++I)
+      if (touches(*Body[I], G2))
+        return;
+    for (BufferValue *B : {G2.ARegs ? nullptr : G2.A, G2.B}) {
+      if (!B || !Tiles[B].Loop)
+        continue;
+      for (auto &[Op, G] : GemmOf)
+        if (Op != Last && (G.B == B || (!G.ARegs && G.A == B)))
+          return;
+    }
+    Rot.First = First;
+    Rot.Last = Last;
+  }
+
+  AllocStmt *topLevelAlloc(const BufferValue *B) {
+    for (StmtPtr &S : K.getBodyMutable().Stmts)
+      if (auto *A = dyn_cast<AllocStmt>(S.get()); A && A->getBuffer() == B)
+        return A;
+    return nullptr;
+  }
+
+  bool planTile(BufferValue *B, bool MNMajor, OpStmt &G, std::string &Why) {
+    if (!topLevelAlloc(B))
+      return fail(Why, name(B) + " is not allocated at the kernel's top level",
+                  G.getLoc());
+    TileInfo &I = Tiles[B];
+    if (I.Planned) {
+      if (I.Layout.MNMajor != MNMajor)
+        return fail(Why, name(B) + " is read both K-major and MN-major", G.getLoc());
+      return true;
+    }
+    if (!planSharedTile(I.Layout, B, MNMajor, Why)) {
+      WhyLoc = G.getLoc();
+      return false;
+    }
+    I.Planned = true;
+    TileOrder.push_back(B);
+    return true;
+  }
+
+  bool planGemm(OpStmt &Op, std::string &Why) {
+    const Region &A = Op.getOperand("a").R, &B = Op.getOperand("b").R,
+                 &C = Op.getOperand("c").R;
+    llvm::SMLoc Loc = Op.getLoc();
+    bool TA = Op.getAttrOrDefault("transpose_a").getBool();
+    bool TB = Op.getAttrOrDefault("transpose_b").getBool();
+    DType DA = A.Buf->getDType(), DB = B.Buf->getDType(), DC = C.Buf->getDType();
+    if (DA != DB || (DA != DType::F16 && DA != DType::BF16) || DC != DType::F32)
+      return fail(Why, "wgmma here takes f16 or bf16 A and B with an f32 "
+                       "accumulator, not " + getDTypeName(DA).str() + " x " +
+                           getDTypeName(DB).str() + " -> " + getDTypeName(DC).str(),
+                  Loc);
+    if (!A.isWholeBuffer() || !B.isWholeBuffer() || !C.isWholeBuffer())
+      return fail(Why, "a gemm operand is part of a buffer", Loc);
+    FragInfo *FC = frag(C.Buf);
+    if (!FC || !FC->Cols)
+      return fail(Why, "the accumulator " + name(C.Buf) + " is not a 2-D fragment", Loc);
+    if (B.Buf->getScope() != MemScope::Shared)
+      return fail(Why, "B is not in shared memory", Loc);
+    GemmInfo G;
+    G.A = A.Buf;
+    G.B = B.Buf;
+    G.C = C.Buf;
+    G.Zero = Op.getAttrOrDefault("clear_accum").getBool();
+    G.Shape.Ty = DA;
+    G.Shape.MT = MT;
+    G.Shape.NInst = FC->NInst;
+    G.Shape.NI = FC->NI;
+    std::optional<std::vector<int64_t>> SB = B.Buf->getConstShape();
+    if (!SB || SB->size() != 2)
+      return fail(Why, "B is not a 2-D tile of constant shape", Loc);
+    int64_t BK = TB ? (*SB)[1] : (*SB)[0], BN = TB ? (*SB)[0] : (*SB)[1];
+    if (FragInfo *FA = frag(A.Buf)) {
+      if (!FA->Cols || TA)
+        return fail(Why, "a fragment A must be 2-D and not transposed", Loc);
+      if (FA->Cols % InstK != 0)
+        return fail(Why, "the fragment A " + name(A.Buf) + " has " +
+                             std::to_string(FA->Cols) +
+                             " columns, not a multiple of 16",
+                    Loc);
+      G.ARegs = true;
+      G.Shape.BK = FA->Cols;
+    } else if (A.Buf->getScope() == MemScope::Shared) {
+      std::optional<std::vector<int64_t>> SA = A.Buf->getConstShape();
+      if (!SA || SA->size() != 2)
+        return fail(Why, "A is not a 2-D tile of constant shape", Loc);
+      int64_t AM = TA ? (*SA)[1] : (*SA)[0];
+      G.Shape.BK = TA ? (*SA)[0] : (*SA)[1];
+      if (AM != Rows)
+        return fail(Why, "the shapes of A, B and C do not agree", Loc);
+      if (!planTile(A.Buf, TA, Op, Why))
+        return false;
+    } else {
+      return fail(Why, "A is neither a fragment nor in shared memory", Loc);
+    }
+    if (BK != G.Shape.BK || BN != FC->Cols)
+      return fail(Why, "the shapes of A, B and C do not agree", Loc);
+    if (G.Shape.BK % InstK != 0)
+      return fail(Why, "K = " + std::to_string(G.Shape.BK) + " is not a multiple of 16",
+                  Loc);
+    if (A.Buf == B.Buf)
+      return fail(Why, "A and B are one buffer", Loc);
+    if (!planTile(B.Buf, !TB, Op, Why))
+      return false;
+    const SharedTile &BL = Tiles[B.Buf].Layout;
+    int64_t E = getDTypeBits(DA) / 8;
+    if (BL.MNMajor && (G.Shape.NInst * E) % BL.Swizzle != 0)
+      return fail(Why, "N per instruction does not cover whole swizzle blocks of B",
+                  Loc);
+    GemmOf[&Op] = G;
+    return true;
+  }
+
+  /// Fragment loads in \p E: each must be at exactly \p Idx (the parallel
+  /// loop's variables, the row one alone for a 1-D fragment); \p Cols is
+  /// the loop's column extent (0 for a 1-D loop).
+  bool checkLoads(const Expr &E, llvm::ArrayRef<const Value *> Idx, int64_t Cols) {
+    bool OK = true;
+    std::function<void(const Expr &)> Visit = [&](const Expr &X) {
+      if (const auto *L = dyn_cast<LoadExpr>(&X)) {
+        if (const FragInfo *F = frag(L->getBuffer()))
+          OK &= indexedBy(L->getIndices(), *F, Idx, Cols);
+        else if (L->getBuffer()->getScope() != MemScope::Global)
+          OK = false;
+      }
+      forEachChild(X, Visit);
+    };
+    Visit(E);
+    return OK;
+  }
+
+  bool indexedBy(llvm::ArrayRef<ExprPtr> Indices, const FragInfo &F,
+                 llvm::ArrayRef<const Value *> Idx, int64_t Cols) {
+    unsigned Rank = F.Cols ? 2 : 1;
+    if (Indices.size() != Rank || (Rank == 2 && F.Cols != Cols))
+      return false;
+    for (unsigned D = 0; D != Rank; ++D) {
+      const auto *R = dyn_cast<RefExpr>(Indices[D].get());
+      if (!R || R->getValue() != Idx[D])
+        return false;
+    }
+    return true;
+  }
+
+  bool touchesBuffers(Stmt &S) {
+    bool Found = false;
+    auto Note = [&](const Value *V) {
+      if (const auto *B = dyn_cast<BufferValue>(V))
+        Found |= frag(B) || tile(B);
+    };
+    forEachExprSlot(S, [&](ExprPtr &E) { forEachUse(*E, Note); });
+    if (auto *St = dyn_cast<StoreStmt>(&S))
+      Note(St->getBuffer());
+    if (auto *Op = dyn_cast<OpStmt>(&S))
+      for (const OpOperand &O : Op->getOperands())
+        if (O.Kind == OperandKind::Region)
+          Note(O.R.Buf);
+    return Found;
+  }
+
+  bool classifyParallel(ForStmt &L, std::string &Why) {
+    llvm::ArrayRef<LoopDim> Dims = L.getDims();
+    auto Bad = [&](const std::string &Msg) { return fail(Why, Msg, L.getLoc()); };
+    bool Touches = false;
+    walkStmts(L.getBodyMutable(), [&](Stmt &S) { Touches |= touchesBuffers(S); });
+    forEachExprSlot(L, [&](ExprPtr &E) {
+      forEachUse(*E, [&](const Value *V) {
+        if (const auto *B = dyn_cast<BufferValue>(V))
+          Touches |= frag(B) || tile(B);
+      });
+    });
+    if (!Touches)
+      return true;
+    if (Dims.size() > 2 || L.getStep())
+      return Bad("a parallel loop over fragments has more than two dimensions");
+    std::optional<int64_t> R = Dims[0].Hi->getConstInt();
+    int64_t Cols = 0;
+    if (Dims.size() == 2) {
+      std::optional<int64_t> C = Dims[1].Hi->getConstInt();
+      if (!C || !splitColumns(*C))
+        return Bad("a parallel loop's column extent fits no fragment layout");
+      Cols = *C;
+    }
+    if (!R || *R != Rows)
+      return Bad("a parallel loop over fragments does not range over the " +
+                 std::to_string(Rows) + " rows");
+    std::vector<const Value *> Idx;
+    for (const LoopDim &D : Dims)
+      Idx.push_back(D.Var.get());
+    for (StmtPtr &S : L.getBodyMutable().Stmts) {
+      if (auto *Let = dyn_cast<LetStmt>(S.get())) {
+        if (!checkLoads(*Let->getInit(), Idx, Cols))
+          return Bad("a parallel loop reads a fragment at other indices than "
+                     "its own, or reads shared memory");
+        continue;
+      }
+      auto *St = dyn_cast<StoreStmt>(S.get());
+      if (!St)
+        return Bad("a parallel loop over fragments holds more than lets and stores");
+      const FragInfo *F = frag(St->getBuffer());
+      if (!F || (F->Cols ? 2u : 1u) != Dims.size() ||
+          !indexedBy(St->getIndices(), *F, Idx, Cols))
+        return Bad("a parallel loop stores other than to a fragment at its indices");
+      if (!checkLoads(*St->getValue(), Idx, Cols))
+        return Bad("a parallel loop reads a fragment at other indices than "
+                   "its own, or reads shared memory");
+    }
+    ParallelCols[&L] = Cols;
+    return true;
+  }
+
+  /// Classifies the statements of \p B (in loop \p Loop, \p Top when \p B
+  /// is the kernel's body).
+  bool classifyBlock(Block &B, ForStmt *Loop, bool Top, std::string &Why) {
+    for (unsigned I = 0; I != B.Stmts.size(); ++I) {
+      Stmt &S = *B.Stmts[I];
+      if (auto *F = dyn_cast<ForStmt>(&S)) {
+        if (F->getLoopKind() == LoopKind::Parallel) {
+          if (!classifyParallel(*F, Why))
+            return false;
+          continue;
+        }
+        bool Touches = false;
+        forEachExprSlot(*F, [&](ExprPtr &E) {
+          forEachUse(*E, [&](const Value *V) {
+            if (const auto *Bf = dyn_cast<BufferValue>(V))
+              Touches |= frag(Bf) || tile(Bf);
+          });
+        });
+        if (Touches)
+          return fail(Why, "a loop bound reads a fragment or shared tile", F->getLoc());
+        // Block-level code only under block-level loops.
+        bool Sequential = F->getLoopKind() == LoopKind::Serial ||
+                          F->getLoopKind() == LoopKind::Pipelined;
+        if (!Sequential || F->getDims().size() != 1 || F->getStep()) {
+          bool Inner = false;
+          walkStmts(F->getBodyMutable(), [&](Stmt &X) { Inner |= touchesBuffers(X); });
+          if (Inner)
+            return fail(Why, "fragments are used inside a loop that is not a "
+                             "one-dimensional serial or pipelined loop",
+                        F->getLoc());
+          continue;
+        }
+        if (!classifyBlock(F->getBodyMutable(), F, false, Why))
+          return false;
+        continue;
+      }
+      if (auto *Op = dyn_cast<OpStmt>(&S)) {
+        if (!classifyOp(*Op, Loop, Top, Why))
+          return false;
+        continue;
+      }
+      if (isa<AllocStmt>(&S))
+        continue;
+      if (touchesBuffers(S))
+        return fail(Why, "a statement other than the tile ops and parallel "
+                         "loops reads or writes a fragment or shared tile",
+                    S.getLoc());
+      // Anything nested (an if) must not touch them either.
+      bool Inner = false;
+      for (Block *N : getNestedBlocks(S))
+        walkStmts(*N, [&](Stmt &X) { Inner |= touchesBuffers(X); });
+      if (Inner)
+        return fail(Why, "fragments or shared tiles are used under an if", S.getLoc());
+    }
+    return true;
+  }
+
+  bool classifyOp(OpStmt &Op, ForStmt *Loop, bool Top, std::string &Why) {
+    llvm::StringRef N = Op.getName();
+    llvm::SMLoc Loc = Op.getLoc();
+    if (N == "gemm") {
+      // Recorded by planGemm; it must be block-level code.
+      GemmLoop[&Op] = Loop;
+      return true;
+    }
+    if (!touchesBuffers(Op))
+      return true;
+    auto Whole = [&](const char *Name) { return Op.getOperand(Name).R.isWholeBuffer(); };
+    if (N == "clear" || N == "fill") {
+      if (!frag(Op.getOperand("dst").R.Buf) || !Whole("dst"))
+        return fail(Why, "'" + N.str() + "' of part of a fragment", Loc);
+      return true;
+    }
+    if (N == "reduce") {
+      const FragInfo *Src = frag(Op.getOperand("src").R.Buf);
+      const FragInfo *Dst = frag(Op.getOperand("dst").R.Buf);
+      if (!Src || !Dst || !Src->Cols || Dst->Cols || !Whole("src") || !Whole("dst") ||
+          Op.getAttrOrDefault("dim").getInt() != 1)
+        return fail(Why, "a reduce other than of a whole 2-D fragment along "
+                         "dimension 1 into a whole row fragment",
+                    Loc);
+      if (getDTypeBits(Op.getOperand("dst").R.Buf->getDType()) > 32)
+        return fail(Why, "a reduce into a type wider than 32 bits", Loc);
+      return true;
+    }
+    if (N != "copy")
+      return fail(Why, "'" + N.str() + "' on a fragment or shared tile", Loc);
+    const Region &Src = Op.getOperand("src").R, &Dst = Op.getOperand("dst").R;
+    if (TileInfo *T = tile(Dst.Buf)) {
+      if (T->Copy)
+        return fail(Why, "more than one copy fills " + name(Dst.Buf), Loc);
+      if (!checkTileCopy(Op, *Dst.Buf,
+                         [&](const Expr &E, int64_t D) { return multipleOf(E, D); },
+                         Why)) {
+        WhyLoc = Loc;
+        return false;
+      }
+      if (!Top && !Loop)
+        return fail(Why, "the copy into " + name(Dst.Buf) + " is nested", Loc);
+      T->Copy = &Op;
+      T->Loop = Loop;
+      return true;
+    }
+    if (tile(Src.Buf))
+      return fail(Why, "a copy out of the shared tile " + name(Src.Buf), Loc);
+    const FragInfo *FS = frag(Src.Buf), *FD = frag(Dst.Buf);
+    if (FS && FD) {
+      if (!Whole("src") || !Whole("dst") || FS->Cols != FD->Cols)
+        return fail(Why, "a copy between fragments of different shapes", Loc);
+      return true;
+    }
+    if (FS && FS->Cols && Whole("src") && Dst.Buf->getScope() != MemScope::Fragment) {
+      std::optional<std::pair<unsigned, unsigned>> Dims = getAccumulatorCopyDims(Op);
+      if (!Dims)
+        return fail(Why, "a copy out of " + name(Src.Buf) +
+                             " into a region of another shape",
+                    Loc);
+      CopyDims[&Op] = *Dims;
+      return true;
+    }
+    return fail(Why, "a copy into a fragment from memory, or of a row fragment", Loc);
+  }
+
+  /// Values defined inside \p L (its variable excluded).
+  static llvm::DenseSet<const Value *> definedIn(ForStmt &L) {
+    llvm::DenseSet<const Value *> Out;
+    walkStmts(L.getBodyMutable(), [&](Stmt &S) {
+      if (auto *Let = dyn_cast<LetStmt>(&S))
+        Out.insert(Let->getVar());
+      if (auto *F = dyn_cast<ForStmt>(&S))
+        for (const LoopDim &D : F->getDims())
+          Out.insert(D.Var.get());
+    });
+    return Out;
+  }
+
+  /// Index of the top-level statement of \p B containing \p S.
+  static std::optional<unsigned> topIndex(Block &B, const Stmt *S) {
+    for (unsigned I = 0; I != B.Stmts.size(); ++I) {
+      bool Found = B.Stmts[I].get() == S;
+      for (Block *N : getNestedBlocks(*B.Stmts[I]))
+        walkStmts(*N, [&](Stmt &X) { Found |= &X == S; });
+      if (Found)
+        return I;
+    }
+    return std::nullopt;
+  }
+
+  bool checkTiles(std::string &Why) {
+    int64_t Bytes = 0;
+    for (BufferValue *B : TileOrder) {
+      TileInfo &T = Tiles[B];
+      if (!T.Copy)
+        return fail(Why, "no copy from global memory fills " + name(B), B->getLoc());
+      int64_t Uses = 0;
+      walkStmts(K.getBodyMutable(), [&](Stmt &S) {
+        forEachExprSlot(S, [&](ExprPtr &E) {
+          forEachUse(*E, [&](const Value *V) { Uses += V == B; });
+        });
+      });
+      if (Uses)
+        return fail(Why, name(B) + " is read outside the gemms", B->getLoc());
+      if (!T.Loop)
+        continue;
+      if (Ring.Loop && Ring.Loop != T.Loop)
+        return fail(Why, "tiles are filled in two different loops", T.Copy->getLoc());
+      Ring.Loop = T.Loop;
+    }
+    // Gemms come after the copies of their tiles, in the same block.
+    for (auto &[Op, G] : GemmOf) {
+      ForStmt *L = GemmLoop.lookup(Op);
+      for (BufferValue *B : {G.ARegs ? nullptr : G.A, G.B}) {
+        if (!B)
+          continue;
+        TileInfo &T = Tiles[B];
+        Block &Home = T.Loop ? T.Loop->getBodyMutable() : K.getBodyMutable();
+        if (T.Loop && L != T.Loop)
+          return fail(Why, "a gemm reads " + name(B) +
+                               " outside the loop that fills it",
+                      Op->getLoc());
+        std::optional<unsigned> CI = topIndex(Home, T.Copy), GI = topIndex(Home, Op);
+        if (!CI || !GI || *GI <= *CI || (T.Loop && Home.Stmts[*GI].get() != Op))
+          return fail(Why, "a gemm reading " + name(B) +
+                               " does not follow its copy in the same block",
+                      Op->getLoc());
+      }
+    }
+    if (Ring.Loop) {
+      ForStmt &L = *Ring.Loop;
+      if (L.getLoopKind() == LoopKind::Pipelined) {
+        Ring.Stages = 2;
+        if (const Attribute *S = L.getAttrs().get("stages"))
+          Ring.Stages = std::max<int64_t>(2, S->getInt());
+      }
+      // Tiles in order of first use.
+      for (StmtPtr &S : L.getBodyMutable().Stmts)
+        if (auto *Op = dyn_cast<OpStmt>(S.get()); Op && GemmOf.count(Op)) {
+          const GemmInfo &G = GemmOf[Op];
+          for (BufferValue *B : {G.ARegs ? nullptr : G.A, G.B})
+            if (B && Tiles[B].Loop == &L &&
+                std::find(Ring.Tiles.begin(), Ring.Tiles.end(), B) == Ring.Tiles.end())
+              Ring.Tiles.push_back(B);
+        }
+      if ((Ring.Stages - 1) * int64_t(Ring.Tiles.size()) > 8)
+        return fail(Why, "more than 8 copy groups in flight", L.getLoc());
+      llvm::DenseSet<const Value *> Inner = definedIn(L);
+      for (BufferValue *B : Ring.Tiles) {
+        bool Local = false;
+        for (const RegionIndex &I : Tiles[B].Copy->getOperand("src").R.Indices)
+          forEachUse(*I.Offset, [&](const Value *V) { Local |= Inner.count(V) > 0; });
+        if (Local)
+          return fail(Why, "the copy into " + name(B) +
+                               " depends on values computed in the loop",
+                      Tiles[B].Copy->getLoc());
+      }
+    }
+    for (BufferValue *B : TileOrder) {
+      const TileInfo &T = Tiles[B];
+      Bytes += T.Layout.StageBytes * (T.Loop ? Ring.Stages : 1);
+    }
+    if (Bytes > MaxSharedBytes)
+      return fail(Why, "the tiles' stages need " + std::to_string(Bytes) +
+                           " bytes of shared memory, more than " +
+                           std::to_string(MaxSharedBytes));
+    return true;
+  }
+
+  //===--- Rewriting ------------------------------------------------------===//
+
+  /// Block-level code with the thread's position: warpgroup, warp, lane.
+  struct Position {
+    Value *WG, *Warp, *Lane;
+  };
+  Position position(Stmts &Out) {
+    Position P;
+    P.WG = let(Out, "wg", div(ref(Tid), WarpgroupSize));
+    P.Warp = let(Out, "warp", div(rem(ref(Tid), WarpgroupSize), 32));
+    P.Lane = let(Out, "lane", rem(ref(Tid), 32));
+    return P;
+  }
+
+  /// Row of slice \p MTV: (wg*MT + mt)*64 + 16*warp + lane/4.
+  ExprPtr sliceRow(const Position &P, Value *MTV) {
+    return add(mul(add(mul(ref(P.WG), MT), ref(MTV)), InstM),
+               add(mul(ref(P.Warp), 16), div(ref(P.Lane), 4)));
+  }
+
+  BufferValue *scratch(llvm::StringRef Name, DType Ty, int64_t N) {
+    BufferValue *B;
+    Scratch.push_back(allocLocal(Name, Ty, N, B));
+    return B;
+  }
+
+  /// Rewrites the fragment accesses in \p E: 2-D ones to local \p Idx,
+  /// row vectors to local \p RowIdx, the loop variables to \p Vars.
+  void rewriteAccesses(ExprPtr &E, const llvm::DenseMap<const Value *, Value *> &Vars,
+                       Value *Idx, Value *RowIdx) {
+    rewriteExpr(E, [&](ExprPtr X) -> ExprPtr {
+      if (auto *R = dyn_cast<RefExpr>(X.get())) {
+        if (Value *V = Vars.lookup(R->getValue()))
+          return ref(V);
+        return X;
+      }
+      if (auto *L = dyn_cast<LoadExpr>(X.get()))
+        if (const FragInfo *F = frag(L->getBuffer())) {
+          std::vector<ExprPtr> I;
+          I.push_back(ref(F->Cols ? Idx : RowIdx));
+          return ex::load(L->getBuffer(), std::move(I));
+        }
+      return X;
+    });
+  }
+
+  Stmts lowerParallel(ForStmt &L) {
+    int64_t Cols = ParallelCols.lookup(&L);
+    Stmts Body;
+    Position P = position(Body);
+    Body.push_back(unroll("mt", MT, [&](Value *MTV) {
+      Stmts ML;
+      Value *Row0 = let(ML, "row0", sliceRow(P, MTV));
+      auto Inner = [&](Value *H, Value *J, Value *E) {
+        Stmts In;
+        llvm::DenseMap<const Value *, Value *> Vars;
+        Vars[L.getDims()[0].Var.get()] =
+            let(In, L.getDims()[0].Var->getName(), add(ref(Row0), mul(ref(H), 8)));
+        Value *RowIdx = let(In, "ridx", add(mul(ref(MTV), 2), ref(H)));
+        Value *Idx = nullptr;
+        if (J) {
+          Vars[L.getDims()[1].Var.get()] =
+              let(In, L.getDims()[1].Var->getName(),
+                  add(add(mul(ref(J), 8), mul(rem(ref(P.Lane), 4), 2)), ref(E)));
+          Idx = let(In, "idx",
+                    add(add(add(mul(ref(MTV), Cols / 2), mul(ref(J), 4)), mul(ref(H), 2)),
+                        ref(E)));
+        }
+        for (StmtPtr &S : L.getBodyMutable().Stmts) {
+          if (auto *Let = dyn_cast<LetStmt>(S.get()))
+            rewriteAccesses(Let->getInitMutable(), Vars, Idx, RowIdx);
+          if (auto *St = dyn_cast<StoreStmt>(S.get())) {
+            rewriteAccesses(St->getValueMutable(), Vars, Idx, RowIdx);
+            std::vector<ExprPtr> I;
+            I.push_back(ref(frag(St->getBuffer())->Cols ? Idx : RowIdx));
+            St->getIndicesMutable() = std::move(I);
+          }
+          In.push_back(std::move(S));
+        }
+        return In;
+      };
+      if (!Cols) {
+        ML.push_back(unroll("h", 2, [&](Value *H) { return Inner(H, nullptr, nullptr); }));
+        return ML;
+      }
+      ML.push_back(unroll("j", Cols / 8, [&](Value *J) {
+        Stmts JL;
+        JL.push_back(unroll("h", 2, [&](Value *H) {
+          Stmts HL;
+          HL.push_back(unroll("e", 2, [&](Value *E) { return Inner(H, J, E); }));
+          return HL;
+        }));
+        return JL;
+      }));
+      return ML;
+    }));
+    Stmts Out;
+    Out.push_back(perThread(std::move(Body)));
+    return Out;
+  }
+
+  static ExprPtr combine(llvm::StringRef Kind, ExprPtr A, ExprPtr B) {
+    if (Kind == "sum" || Kind == "abssum")
+      return ex::add(std::move(A), std::move(B));
+    return call(Kind == "min" ? Intrinsic::Min : Intrinsic::Max, std::move(A),
+                std::move(B));
+  }
+
+  static std::vector<ExprPtr> one(ExprPtr E) {
+    std::vector<ExprPtr> V;
+    V.push_back(std::move(E));
+    return V;
+  }
+
+  /// Row r's elements combined in each thread, then over the four lanes of
+  /// its quad (shuffles with lane masks 1 and 2), into dst.
+  Stmts lowerReduce(const OpStmt &Op) {
+    BufferValue *Src = Op.getOperand("src").R.Buf, *Dst = Op.getOperand("dst").R.Buf;
+    std::string Kind = Op.getAttrOrDefault("kind").getStr().str();
+    bool Clear = Op.getAttrOrDefault("clear").getBool();
+    DType Ty = Dst->getDType();
+    int64_t Cols = frag(Src)->Cols;
+    BufferValue *Part = scratch("red", Ty, 2 * MT);
+    BufferValue *Tmp = scratch("shfl", Ty, 1);
+    auto Elem = [&](ExprPtr LocalIdx) {
+      ExprPtr X = ex::castTo(ex::load(Src, one(std::move(LocalIdx))), Ty);
+      if (llvm::StringRef(Kind).starts_with("abs"))
+        X = ex::call(Intrinsic::Abs, one(std::move(X)));
+      return X;
+    };
+    Stmts Body;
+    Body.push_back(unroll("mt", MT, [&](Value *MTV) {
+      Stmts ML;
+      ML.push_back(unroll("h", 2, [&](Value *H) {
+        Stmts HL;
+        Value *R = let(HL, "ridx", add(mul(ref(MTV), 2), ref(H)));
+        Value *Base = let(HL, "base", add(mul(ref(MTV), Cols / 2), mul(ref(H), 2)));
+        // Columns 0 and 1 of chunk 0, then the other chunks.
+        HL.push_back(std::make_unique<StoreStmt>(
+            Part, one(ref(R)), combine(Kind, Elem(ref(Base)), Elem(add(ref(Base), 1)))));
+        if (Cols > 8)
+          HL.push_back(unroll("j", Cols / 8 - 1, [&](Value *J) {
+            Stmts JL;
+            Value *At = let(JL, "at", add(ref(Base), mul(add(ref(J), 1), 4)));
+            JL.push_back(std::make_unique<StoreStmt>(
+                Part, one(ref(R)),
+                combine(Kind, ex::load(Part, one(ref(R))),
+                        combine(Kind, Elem(ref(At)), Elem(add(ref(At), 1))))));
+            return JL;
+          }));
+        for (int64_t Mask : {1, 2}) {
+          std::vector<OpOperand> Operands;
+          Operands.push_back(exprOperand(ex::load(Part, one(ref(R)))));
+          Operands.push_back(regionOperand(Tmp, one(lit(0))));
+          AttributeList Attrs;
+          Attrs.set("offset", Attribute::getInt(Mask));
+          HL.push_back(op("cuda.shfl_xor", std::move(Operands), std::move(Attrs),
+                          Op.getLoc()));
+          HL.push_back(std::make_unique<StoreStmt>(
+              Part, one(ref(R)),
+              combine(Kind, ex::load(Part, one(ref(R))), ex::load(Tmp, one(lit(0))))));
+        }
+        ExprPtr V = ex::load(Part, one(ref(R)));
+        if (!Clear)
+          V = combine(Kind, ex::load(Dst, one(ref(R))), std::move(V));
+        HL.push_back(std::make_unique<StoreStmt>(Dst, one(ref(R)), std::move(V)));
+        return HL;
+      }));
+      return ML;
+    }));
+    Stmts Out;
+    Out.push_back(perThread(std::move(Body)));
+    return Out;
+  }
+
+  Stmts lowerFragmentCopy(const OpStmt &Op) {
+    BufferValue *Src = Op.getOperand("src").R.Buf, *Dst = Op.getOperand("dst").R.Buf;
+    Stmts Body;
+    Body.push_back(unroll("e", frag(Dst)->Elems, [&](Value *E) {
+      Stmts L;
+      L.push_back(std::make_unique<StoreStmt>(
+          Dst, one(ref(E)), ex::castTo(ex::load(Src, one(ref(E))), Dst->getDType())));
+      return L;
+    }));
+    Stmts Out;
+    Out.push_back(perThread(std::move(Body)));
+    return Out;
+  }
+
+  /// How many iterations tile \p B runs behind the loop: 1 for the
+  /// operands of the rotated gemm (iteration %j reads tile %j - 1), else 0.
+  int64_t shift(const BufferValue *B) const {
+    return Rot.Last && Tiles.lookup(B).Loop &&
+                   (B == GemmOf.lookup(Rot.Last).B ||
+                    (!GemmOf.lookup(Rot.Last).ARegs && B == GemmOf.lookup(Rot.Last).A))
+               ? 1
+               : 0;
+  }
+
+  /// The ring stage of tile index \p T (at least lo - 1): (T - lo + S) % S.
+  ExprPtr stageOf(const Expr &T) {
+    const LoopDim &D = Ring.Loop->getDims()[0];
+    return rem(add(ex::sub(T.clone(), D.Lo->clone()), Ring.Stages), Ring.Stages);
+  }
+
+  /// `%j + Off`.
+  ExprPtr iter(int64_t Off) { return add(ref(Ring.Loop->getDims()[0].Var.get()), Off); }
+
+  /// Loads of tile index \p T of \p B into its stage.
+  Stmts ringLoad(BufferValue *B, const Expr &T) {
+    const LoopDim &D = Ring.Loop->getDims()[0];
+    const TileInfo &TI = Tiles[B];
+    ExprPtr Stage = stageOf(T);
+    return loadTile(TI.Layout, *TI.Copy, D.Var.get(), &T, *Stage);
+  }
+
+  /// `lo <= T < hi` (the lower bound only where \p T can be below it).
+  ExprPtr inRange(const Expr &T, bool Lower) {
+    const LoopDim &D = Ring.Loop->getDims()[0];
+    ExprPtr C = ex::lt(T.clone(), D.Hi->clone());
+    return Lower ? ex::land(ex::ge(T.clone(), D.Lo->clone()), std::move(C)) : std::move(C);
+  }
+
+  /// Before a gemm in the ring loop: wait for its ring tiles not yet
+  /// waited for in this iteration, then refill their previous stages.
+  Stmts waitTiles(const GemmInfo &G, llvm::DenseSet<const BufferValue *> &Waited) {
+    std::vector<BufferValue *> New;
+    for (BufferValue *B : Ring.Tiles)
+      if ((B == G.B || (!G.ARegs && B == G.A)) && Waited.insert(B).second)
+        New.push_back(B);
+    Stmts Out;
+    if (New.empty())
+      return Out;
+    int64_t S = Ring.Stages, NT = int64_t(Ring.Tiles.size());
+    if (S == 1) {
+      // No prefetch: every thread is done with the stage, load, wait.
+      Out.push_back(op("barrier"));
+      Stmts L;
+      for (BufferValue *B : New)
+        for (StmtPtr &X : ringLoad(B, *iter(0)))
+          L.push_back(std::move(X));
+      L.push_back(op("cuda.ldgsts_commit"));
+      L.push_back(opPending("cuda.ldgsts_wait", 0));
+      L.push_back(op("cuda.fence_proxy_async"));
+      Out.push_back(perThread(std::move(L)));
+      Out.push_back(op("barrier"));
+      return Out;
+    }
+    Stmts Wait;
+    Wait.push_back(opPending("cuda.ldgsts_wait", (S - 1) * NT - int64_t(New.size())));
+    Wait.push_back(op("cuda.fence_proxy_async"));
+    Out.push_back(perThread(std::move(Wait)));
+    Out.push_back(op("barrier"));
+    // Tile index t + S - 1 takes the stage of t - 1, which the gemms of the
+    // previous iteration read; every thread has waited for them before the
+    // barrier.
+    Stmts Next;
+    for (BufferValue *B : New) {
+      ExprPtr T = iter(S - 1 - shift(B));
+      Next.push_back(ifThen(inRange(*T, false), ringLoad(B, *T)));
+      Next.push_back(op("cuda.ldgsts_commit"));
+    }
+    Out.push_back(perThread(std::move(Next)));
+    return Out;
+  }
+
+  /// The wgmma instructions of \p G between fence and commit, its ring
+  /// tiles at index \p T (null: the iteration's own).
+  Stmts issueGemm(const GemmInfo &G, const Expr *T, llvm::SMLoc Loc) {
+    const SharedTile *A = G.ARegs ? nullptr : &Tiles[G.A].Layout;
+    auto StageFor = [&](BufferValue *B) -> ExprPtr {
+      if (!B || Tiles[B].Loop == nullptr || Ring.Stages == 1)
+        return nullptr;
+      return stageOf(T ? *T : *iter(-shift(B)));
+    };
+    ExprPtr AStage = StageFor(G.ARegs ? nullptr : G.A), BStage = StageFor(G.B);
+    Stmts L;
+    Value *WG = let(L, "wg", div(ref(Tid), WarpgroupSize));
+    for (StmtPtr &X : wgmmaGemm(G.Shape, A, G.ARegs ? G.A : nullptr,
+                                G.ARegs ? frag(G.A)->Cols : 0, Tiles[G.B].Layout, G.C,
+                                WG, AStage.get(), BStage.get(), G.Zero, Loc))
+      L.push_back(std::move(X));
+    return L;
+  }
+
+  /// A gemm: its tile waits (in the ring loop), its instructions, and a
+  /// wait for them unless \p Async.
+  Stmts lowerGemm(OpStmt &Op, llvm::DenseSet<const BufferValue *> *Waited,
+                  bool Async = false) {
+    const GemmInfo &G = GemmOf[&Op];
+    Stmts Out;
+    if (Waited)
+      Out = waitTiles(G, *Waited);
+    Stmts L = issueGemm(G, nullptr, Op.getLoc());
+    if (!Async)
+      L.push_back(opPending("cuda.wgmma_wait", 0, G.C));
+    Out.push_back(perThread(std::move(L)));
+    return Out;
+  }
+
+  /// The rotated ring-loop body: the last gemm of iteration %j - 1 is
+  /// issued right after the first gemm of iteration %j, runs while the
+  /// code between them works on the first gemm's result, and is waited
+  /// for before the first statement that touches its accumulator or its
+  /// register A operand.
+  void rewriteRotatedBody(Block &B) {
+    const GemmInfo &G2 = GemmOf[Rot.Last];
+    const Value *J = Ring.Loop->getDims()[0].Var.get();
+    const Expr &Lo = *Ring.Loop->getDims()[0].Lo;
+    llvm::DenseSet<const BufferValue *> Waited;
+    Stmts Out;
+    bool Pending = false;
+    auto WaitLast = [&] {
+      Stmts W;
+      W.push_back(opPending("cuda.wgmma_wait", 0, G2.C));
+      Out.push_back(perThread(std::move(W)));
+      Pending = false;
+    };
+    for (StmtPtr &S : B.Stmts) {
+      if (S.get() == Rot.Last)
+        continue;
+      if (S.get() == Rot.First) {
+        const GemmInfo &G1 = GemmOf[Rot.First];
+        for (StmtPtr &X : lowerGemm(*Rot.First, &Waited, /*Async=*/true))
+          Out.push_back(std::move(X));
+        for (StmtPtr &X : waitTiles(G2, Waited))
+          Out.push_back(std::move(X));
+        ExprPtr After = ex::binary(BinaryOp::Gt, ref(const_cast<Value *>(J)), Lo.clone());
+        Stmts Issue;
+        Issue.push_back(ifThen(After->clone(), issueGemm(G2, nullptr, Rot.Last->getLoc())));
+        // The first gemm completes first (groups complete in order); the
+        // rotated one stays in flight.
+        Stmts One, Zero;
+        One.push_back(opPending("cuda.wgmma_wait", 1, G1.C));
+        Zero.push_back(opPending("cuda.wgmma_wait", 0, G1.C));
+        Issue.push_back(ifElse(std::move(After), std::move(One), std::move(Zero)));
+        Out.push_back(perThread(std::move(Issue)));
+        Pending = true;
+        continue;
+      }
+      if (Pending && touches(*S, G2))
+        WaitLast();
+      for (StmtPtr &X : lowerStmt(S, &Waited))
+        Out.push_back(std::move(X));
+    }
+    if (Pending)
+      WaitLast();
+    B.Stmts = std::move(Out);
+  }
+
+  /// Whether \p S reads or writes what the gemm \p G writes or reads from
+  /// registers: its accumulator, or its A fragment.
+  bool touches(Stmt &S, const GemmInfo &G) {
+    bool Found = false;
+    auto Note = [&](const Value *V) {
+      Found |= V == G.C || (G.ARegs && V == G.A);
+    };
+    auto Visit = [&](Stmt &X) {
+      forEachExprSlot(X, [&](ExprPtr &E) { forEachUse(*E, Note); });
+      if (auto *St = dyn_cast<StoreStmt>(&X))
+        Note(St->getBuffer());
+      if (auto *Op = dyn_cast<OpStmt>(&X))
+        for (const OpOperand &O : Op->getOperands())
+          if (O.Kind == OperandKind::Region)
+            Note(O.R.Buf);
+    };
+    Visit(S);
+    for (Block *N : getNestedBlocks(S))
+      walkStmts(*N, Visit);
+    return Found;
+  }
+
+  /// After the rotated loop: the last iteration's rotated gemm.
+  Stmts rotatedEpilogue() {
+    const LoopDim &D = Ring.Loop->getDims()[0];
+    ExprPtr Last = ex::sub(D.Hi->clone(), lit(1));
+    Stmts L = issueGemm(GemmOf[Rot.Last], Last.get(), Rot.Last->getLoc());
+    L.push_back(opPending("cuda.wgmma_wait", 0, GemmOf[Rot.Last].C));
+    Stmts Out;
+    Out.push_back(perThread(std::move(L)));
+    Stmts Guarded;
+    Guarded.push_back(ifThen(ex::binary(BinaryOp::Gt, D.Hi->clone(), D.Lo->clone()),
+                             std::move(Out)));
+    return Guarded;
+  }
+
+  /// A tile filled once: load, wait, fence, synchronize.
+  Stmts lowerOnceCopy(const OpStmt &Op) {
+    const TileInfo &T = Tiles[Op.getOperand("dst").R.Buf];
+    Stmts L;
+    ExprPtr Zero = lit(0);
+    L = loadTile(T.Layout, Op, nullptr, nullptr, *Zero);
+    L.push_back(op("cuda.ldgsts_commit"));
+    L.push_back(opPending("cuda.ldgsts_wait", 0));
+    L.push_back(op("cuda.fence_proxy_async"));
+    Stmts Out;
+    Out.push_back(perThread(std::move(L)));
+    Out.push_back(op("barrier"));
+    return Out;
+  }
+
+  /// Before the ring loop: tile indices lo - shift .. lo - shift + S - 2
+  /// of each tile, a group each.
+  Stmts prologue() {
+    const LoopDim &D = Ring.Loop->getDims()[0];
+    Stmts Out;
+    if (Ring.Stages == 1)
+      return Out;
+    Out.push_back(unroll("s", Ring.Stages - 1, [&](Value *S) {
+      Stmts L;
+      for (BufferValue *B : Ring.Tiles) {
+        ExprPtr T = ex::sub(add(D.Lo->clone(), ref(S)), lit(shift(B)));
+        L.push_back(ifThen(inRange(*T, shift(B) != 0), ringLoad(B, *T)));
+        L.push_back(op("cuda.ldgsts_commit"));
+      }
+      Stmts Per;
+      Per.push_back(perThread(std::move(L)));
+      return Per;
+    }));
+    return Out;
+  }
+
+  /// \p S lowered (in the ring loop's body when \p Waited is given).
+  Stmts lowerStmt(StmtPtr &S, llvm::DenseSet<const BufferValue *> *Waited) {
+    Stmts Lowered;
+    if (auto *F = dyn_cast<ForStmt>(S.get())) {
+      if (ParallelCols.count(F))
+        return lowerParallel(*F);
+      if (F == Ring.Loop) {
+        for (StmtPtr &X : prologue())
+          Lowered.push_back(std::move(X));
+        Stmts Epilogue;
+        if (Rot.Last) {
+          Epilogue = rotatedEpilogue();
+          rewriteRotatedBody(F->getBodyMutable());
+        } else {
+          llvm::DenseSet<const BufferValue *> InLoop;
+          rewriteBlock(F->getBodyMutable(), &InLoop);
+        }
+        Lowered.push_back(std::make_unique<ForStmt>(
+            LoopKind::Serial, std::move(F->getDimsMutable()), nullptr,
+            AttributeList(), std::move(F->getBodyMutable()), F->getLoc()));
+        // Nothing in flight, and every thread done with the rings.
+        Stmts Drain;
+        Drain.push_back(opPending("cuda.ldgsts_wait", 0));
+        Drain.push_back(op("cuda.fence_proxy_async"));
+        Lowered.push_back(perThread(std::move(Drain)));
+        Lowered.push_back(op("barrier"));
+        for (StmtPtr &X : Epilogue)
+          Lowered.push_back(std::move(X));
+        return Lowered;
+      }
+      rewriteBlock(F->getBodyMutable(), nullptr);
+    } else if (auto *Op = dyn_cast<OpStmt>(S.get())) {
+      llvm::StringRef N = Op->getName();
+      if (N == "gemm")
+        return lowerGemm(*Op, Waited);
+      if ((N == "clear" || N == "fill") && frag(Op->getOperand("dst").R.Buf)) {
+        BufferValue *Dst = Op->getOperand("dst").R.Buf;
+        return lowerFill(*Op, Dst, frag(Dst)->Elems);
+      }
+      if (N == "reduce" && frag(Op->getOperand("src").R.Buf))
+        return lowerReduce(*Op);
+      if (N == "copy" && tile(Op->getOperand("dst").R.Buf)) {
+        // A ring tile's copy is done by the prologue and the waits.
+        if (!Tiles[Op->getOperand("dst").R.Buf].Loop)
+          return lowerOnceCopy(*Op);
+        return Lowered;
+      }
+      if (N == "copy" && frag(Op->getOperand("src").R.Buf) &&
+          frag(Op->getOperand("dst").R.Buf))
+        return lowerFragmentCopy(*Op);
+      if (N == "copy" && CopyDims.count(Op)) {
+        const FragInfo &F = *frag(Op->getOperand("src").R.Buf);
+        return lowerCopyOut(*Op, Op->getOperand("src").R.Buf, MT, F.NInst, F.NI,
+                            CopyDims.lookup(Op));
+      }
+    }
+    Lowered.push_back(std::move(S));
+    return Lowered;
+  }
+
+  void rewriteBlock(Block &B, llvm::DenseSet<const BufferValue *> *Waited) {
+    Stmts Out;
+    for (StmtPtr &S : B.Stmts)
+      for (StmtPtr &X : lowerStmt(S, Waited))
+        Out.push_back(std::move(X));
+    B.Stmts = std::move(Out);
+  }
+
+  void place() {
+    llvm::DenseMap<const BufferValue *, int64_t> RingElems, LocalElems;
+    for (BufferValue *B : TileOrder) {
+      const TileInfo &T = Tiles[B];
+      int64_t E = getDTypeBits(B->getDType()) / 8;
+      RingElems[B] = (T.Loop ? Ring.Stages : 1) * T.Layout.StageBytes / E;
+    }
+    for (auto &[B, F] : Frags)
+      LocalElems[B] = F.Elems;
+    std::vector<StmtPtr> &Top = K.getBodyMutable().Stmts;
+    Top.insert(Top.begin(), std::make_move_iterator(Scratch.begin()),
+               std::make_move_iterator(Scratch.end()));
+    placeBuffers(K, RingElems, LocalElems);
+  }
+
+  Function &F;
+  KernelStmt &K;
+  DiagnosticEngine &Diag;
+  bool Remarks;
+  llvm::SMLoc WhyLoc;
+  int64_t Rows = 0, MT = 0;
+  std::vector<BufferValue *> FragOrder, TileOrder;
+  llvm::DenseMap<const BufferValue *, FragInfo> Frags;
+  llvm::DenseMap<const BufferValue *, TileInfo> Tiles;
+  llvm::DenseMap<const OpStmt *, GemmInfo> GemmOf;
+  llvm::DenseMap<const OpStmt *, ForStmt *> GemmLoop;
+  llvm::DenseMap<const ForStmt *, int64_t> ParallelCols;
+  llvm::DenseMap<const OpStmt *, std::pair<unsigned, unsigned>> CopyDims;
+  llvm::DenseMap<const Value *, const Expr *> LetInit;
+  RingLoop Ring;
+  /// The rotated gemm pair of the ring loop, when it is rotated.
+  struct {
+    OpStmt *First = nullptr, *Last = nullptr;
+  } Rot;
+  Stmts Scratch;
+};
+
+class WGMMAFragmentsPass : public Pass {
+public:
+  using Pass::Pass;
+
+  bool run(Module &M, PassState &S) override {
+    bool OK = true;
+    for (const auto &F : M.getFunctions())
+      walkStmts(F->getBodyMutable(), [&](Stmt &St) {
+        if (auto *K = dyn_cast<KernelStmt>(&St))
+          OK &= FragmentLowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
+                                 getBoolOption("remarks"))
+                    .run();
+      });
+    return OK;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tile::createWGMMAFragmentsPass() {
+  return std::make_unique<WGMMAFragmentsPass>(getWGMMAFragmentsPassInfo());
+}
