@@ -68,8 +68,10 @@ namespace {
 /// opt-in limit per block).
 constexpr int64_t MaxSharedBytes = 232448;
 
-/// Registers of the producer warpgroup: its cp.async path indexes tensors
-/// of up to rank 5 (ptxas spills at 40 for a rank-3 one).
+/// Registers of the producer warpgroup beside one consumer warpgroup: its
+/// cp.async path indexes tensors of up to rank 5 (ptxas spills at 40 for
+/// a rank-3 one). Beside two, 40, so that the consumers get 232
+/// (consumerRegisters).
 constexpr int64_t AttentionProducerRegisters = 48;
 
 struct FragInfo {
@@ -1406,7 +1408,9 @@ private:
     Stmts Prod;
     AttributeList Dec;
     Dec.set("action", Attribute::getIdent("dec"));
-    Dec.set("count", Attribute::getInt(AttentionProducerRegisters));
+    int64_t ProducerRegs =
+        T == WarpgroupSize ? AttentionProducerRegisters : ProducerRegisters;
+    Dec.set("count", Attribute::getInt(ProducerRegs));
     Prod.push_back(op("cuda.setmaxnreg", {}, std::move(Dec)));
     Stmts ByTMA;
     ByTMA.push_back(ifThen(ex::binary(BinaryOp::Eq, ref(Tid), lit(T)), producer(true)));
@@ -1427,7 +1431,7 @@ private:
     AttributeList Inc;
     Inc.set("action", Attribute::getIdent("inc"));
     Inc.set("count", Attribute::getInt(
-                         consumerRegisters(T / WarpgroupSize, AttentionProducerRegisters)));
+                         consumerRegisters(T / WarpgroupSize, ProducerRegs)));
     Cons.push_back(op("cuda.setmaxnreg", {}, std::move(Inc)));
     for (StmtPtr &St : Consumer)
       for (StmtPtr &X : lowerStmt(St, nullptr))
