@@ -159,27 +159,6 @@ private:
   }
   static std::string name(const BufferValue *B) { return "%" + B->getName().str(); }
 
-  /// Whether \p E is provably a multiple of \p D.
-  bool multipleOf(const Expr &E, int64_t D, int Depth = 0) const {
-    if (Depth > 32)
-      return false;
-    if (auto C = E.getConstInt())
-      return *C % D == 0;
-    if (const auto *R = dyn_cast<RefExpr>(&E)) {
-      auto It = LetInit.find(R->getValue());
-      return It != LetInit.end() && multipleOf(*It->second, D, Depth + 1);
-    }
-    if (const auto *Bi = dyn_cast<BinaryExpr>(&E)) {
-      if (Bi->getOp() == BinaryOp::Add || Bi->getOp() == BinaryOp::Sub)
-        return multipleOf(*Bi->getLHS(), D, Depth + 1) &&
-               multipleOf(*Bi->getRHS(), D, Depth + 1);
-      if (Bi->getOp() == BinaryOp::Mul)
-        return multipleOf(*Bi->getLHS(), D, Depth + 1) ||
-               multipleOf(*Bi->getRHS(), D, Depth + 1);
-    }
-    return false;
-  }
-
   bool analyze(std::string &Why) {
     HadThreadIndex = K.getThreadIndex() != nullptr;
     std::optional<int64_t> T = K.getThreads()->getConstInt();
@@ -653,9 +632,7 @@ private:
     if (TileInfo *T = tile(Dst.Buf)) {
       if (T->Copy)
         return fail(Why, "more than one copy fills " + name(Dst.Buf), Loc);
-      if (!checkTileCopy(Op, *Dst.Buf,
-                         [&](const Expr &E, int64_t D) { return multipleOf(E, D); },
-                         Why)) {
+      if (!checkTileCopy(Op, *Dst.Buf, LetInit, Why)) {
         WhyLoc = Loc;
         return false;
       }
@@ -1584,7 +1561,7 @@ private:
   llvm::DenseMap<const OpStmt *, ForStmt *> GemmLoop;
   llvm::DenseMap<const ForStmt *, int64_t> ParallelCols;
   llvm::DenseMap<const OpStmt *, std::pair<unsigned, unsigned>> CopyDims;
-  llvm::DenseMap<const Value *, const Expr *> LetInit;
+  LetInits LetInit;
   RingLoop Ring;
   /// The warp-specialized form: its mbarriers (full barrier of each tile
   /// stage, then for ring tiles the empty ones), the tiles' first full and
