@@ -36,9 +36,18 @@
 // S - 1 iterations ahead (one cp.async group per tile), the first gemm to
 // read a tile in an iteration waits for it, fences it into the async
 // proxy, synchronizes the block and prefetches the tile S - 1 iterations
-// ahead into the stage the previous iteration freed. Kernels that do not
-// qualify are left untouched for the SIMT path (with `remarks`, a note
-// says why).
+// ahead into the stage the previous iteration freed. When the loop's last
+// statement is a second gemm (P * V), it is rotated behind the next
+// iteration's first gemm so that it runs during the softmax.
+//
+// Where the kernel allows it (planWarpSpecialize), the tiles are instead
+// filled by one more warpgroup, a producer: TMA boxes from one thread (or
+// cp.async chunks from its 128 threads where the tensors are not 16-byte
+// aligned) on full/empty mbarrier pairs, the kernel's own warpgroups
+// waiting on full barriers and releasing stages per warp (no block
+// barrier in the loop), both roles resizing their registers with
+// setmaxnreg. Kernels that do not qualify are left untouched for the SIMT
+// path (with `remarks`, a note says why).
 //
 //===----------------------------------------------------------------------===//
 
@@ -281,8 +290,7 @@ private:
     if (!AtTop)
       return;
     for (StmtPtr &S : Ring.Loop->getBodyMutable().Stmts)
-      if (!lowered(*S) || (isa<ForStmt>(S.get()) && S.get() != Ring.Loop &&
-                           !ParallelCols.count(cast<ForStmt>(S.get()))))
+      if (!lowered(*S))
         return;
     for (BufferValue *B : TileOrder) {
       const TileInfo &T = Tiles[B];
