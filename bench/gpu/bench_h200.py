@@ -25,7 +25,7 @@ def tile_time(jit, target, args, reps):
     cmd = [jit] + args + ["-target=" + target, "--random", "--seed", "7",
                           "--bench", str(reps)]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=int(os.environ.get("TILE_BENCH_TIMEOUT", "240")))
     except subprocess.TimeoutExpired:
         return None, "timeout"
     m = re.search(r"bench: median ([0-9.]+) ms", p.stdout)

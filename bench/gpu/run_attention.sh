@@ -34,13 +34,20 @@ for f in "${V[@]}"; do
     done
   done
 done
+echo "== the cp.async producer path (data not 16-byte aligned: --data-offset=2)"
+for f in examples/flash_attention.tile bench/gpu/attention/fa_128x64s2_e2.tile; do
+  for e in flash_attention flash_attention_causal; do
+    r=$(timeout 60 "$JIT" "$f" -entry=$e --dim B=1 --dim H=2 --dim S=257 -target="$T" --random --seed 3 --data-offset=2 --check 2>&1 | grep -E "^check|error" | head -2)
+    echo "$f $e S=257 offset 2: $r"
+  done
+done
 echo "== against torch SDPA"
 PYTHONUNBUFFERED=1 python3 bench/gpu/attention_vs_sdpa.py --jit "$JIT" --shapes "$SHAPES" "${V[@]}"
 echo "== compute-sanitizer"
 for tool in $TOOLS; do
   for e in flash_attention flash_attention_causal; do
     F=(examples/flash_attention.tile)
-    [ $tool = memcheck ] && [ -z "${QUICK:-}" ] && F+=(bench/gpu/attention/fa_128x64s2.tile)
+    F+=(bench/gpu/attention/fa_128x64s2_e2.tile)
     for f in "${F[@]}"; do
       echo "-- $tool $f $e"
       compute-sanitizer --tool $tool --print-limit 5 "$JIT" "$f" -entry=$e -target="$T" --dim B=1 --dim H=1 --dim S=130 --random --check 2>&1 | grep -E "^check|SUMMARY|Invalid|Race reported|Error:|=========     at" | head -6

@@ -6,16 +6,19 @@ with BM query rows per block (BM / 64 warpgroups of 128 threads), key tiles
 of BN and a K/V ring of S stages. "e2" variants compute the softmax in base
 2 with the scale folded into one multiplier (scale * log2(e), then exp2),
 one multiply per score fewer; "o0" variants turn off the overlap of the
-second gemm with the next iteration (pass.wgmma_overlap = false).
+second gemm with the next iteration (pass.wgmma_overlap = false); "ws0"
+variants keep the cp.async rings instead of the TMA producer warpgroup
+(pass.warp_specialize = false).
 run_attention.sh times them side by side. Run from anywhere; it rewrites
 the .tile files here.
 """
 import os
 
-# (BM, BN, stages, exp2 form, overlap)
-VARIANTS = [(64, 64, 2, False, True), (64, 64, 2, False, False),
-            (64, 64, 2, True, True), (128, 64, 2, False, True),
-            (128, 64, 2, True, True), (128, 64, 3, True, True)]
+# (BM, BN, stages, exp2 form, overlap, warp-specialized)
+VARIANTS = [(64, 64, 2, True, True, True), (64, 64, 2, True, True, False),
+            (128, 64, 2, True, True, True), (128, 64, 2, True, True, False),
+            (128, 64, 3, True, True, True), (128, 128, 2, True, True, True),
+            (64, 64, 2, True, False, False)]
 
 BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, H, S, 128], %O: f16[B, H, S, 128], %scale: f32){attrs} {{
   kernel grid(ceildiv(S, {bm}), H, B) threads({threads}) (%bx, %by, %bz) {{
@@ -72,15 +75,18 @@ CAUSAL = ("let %q = %bx * {bm} + %i\n        let %kv = %j * {bn} + %c\n        "
           "%Sc[%i, %c] = select(%kv <= %q && %kv < S, %Sc[%i, %c] * {sc}, -inf<f32>())")
 
 here = os.path.dirname(os.path.abspath(__file__))
-for bm, bn, stages, e2, overlap in VARIANTS:
+for bm, bn, stages, e2, overlap, ws in VARIANTS:
+    attrs = ([] if overlap else ["pass.wgmma_overlap = false"]) + \
+            ([] if ws else ["pass.warp_specialize = false"])
     p = dict(bm=bm, bn=bn, stages=stages, threads=bm * 2,
              sc="%sl2" if e2 else "%scale", exp="exp2" if e2 else "exp",
              prelude="let %sl2 = %scale * 1.4426950408889634\n    " if e2 else "",
-             attrs="" if overlap else " attributes {pass.wgmma_overlap = false}")
+             attrs=" attributes {" + ", ".join(attrs) + "}" if attrs else "")
     text = (f"// FlashAttention forward, {bm} query rows per block ({bm // 64} warpgroups),\n"
             f"// key tiles of {bn}, a {stages}-stage K/V ring"
             + (", softmax in base 2" if e2 else "")
             + ("" if overlap else ", no gemm overlap")
+            + ("" if ws else ", cp.async rings (no TMA producer)")
             + ". Written by make_variants.py.\n")
     p["mask"] = PLAIN.format(**p)
     text += BODY.format(name="flash_attention", hi=f"ceildiv(S, {bn})", **p)
@@ -94,6 +100,7 @@ for bm, bn, stages, e2, overlap in VARIANTS:
     causal = causal.replace("copy %Of -> %O[%bz, %by, %bx", "copy %Of -> %O[%bz, %by, %qb")
     causal = causal.replace(f"    %Qs = alloc shared", f"    let %qb = ceildiv(S, {bm}) - 1 - %bx\n    %Qs = alloc shared", 1)
     text += causal
-    name = f"fa_{bm}x{bn}s{stages}" + ("_e2" if e2 else "") + ("" if overlap else "_o0")
+    name = (f"fa_{bm}x{bn}s{stages}" + ("_e2" if e2 else "") + ("" if overlap else "_o0")
+            + ("" if ws else "_ws0"))
     with open(os.path.join(here, name + ".tile"), "w") as f:
         f.write(text)

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 include "tile/Exec/ExecutionBackends.td"
+include "CPUOps.td"
 
 defvar CpuMcpu = TargetAttr<"mcpu", TargetString, "native", [],
                             "LLVM CPU name, or native for this machine">;
@@ -30,6 +31,7 @@ def CKind : TargetKind<"c"> {
 def CPUBackend : TargetBackend<"CPU"> {
   let Summary = "host CPUs: vectorized LLVM IR, or C source";
   let Kinds = [CpuKind, LlvmKind, CKind];
+  let Dialects = [CPUDialect];
   let Pipeline = "runCPUPipeline";
   let PassPipeline = "buildCPUPipeline";
   let RegisterPasses = "registerCPUPasses";

@@ -68,7 +68,41 @@ public:
     A->setAlignment(llvm::Align(64));
     return A;
   }
+
+  /// cpu.prefetch: llvm.prefetch of the element's address (read, data
+  /// cache, the op's locality). The element may lie past the tensor's end,
+  /// so its address is computed without inbounds.
+  llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K, const OpStmt &Op,
+                           llvm::ArrayRef<llvm::Value *> Operands) override {
+    if (Op.getName() != "cpu.prefetch")
+      return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
+    llvm::Value *Addr = Operands[0];
+    if (auto *G = llvm::dyn_cast<llvm::GetElementPtrInst>(Addr))
+      G->setNoWrapFlags(llvm::GEPNoWrapFlags::none());
+    B.CreateIntrinsic(llvm::Intrinsic::prefetch, {Addr->getType()},
+                      {Addr, B.getInt32(0),
+                       B.getInt32(uint32_t(Op.getAttrOrDefault("locality").getInt())),
+                       B.getInt32(1)});
+    return llvm::Error::success();
+  }
 };
+
+/// Makes \p St store its value as a vector of integers of the same element
+/// width when the elements are half or bfloat. LLVM 22's x86 instruction
+/// selection has non-temporal store patterns for integer, float and double
+/// vectors only: on AVX-512 targets (skylake-avx512, cooperlake, znver4,
+/// sapphirerapids), where half and bfloat vectors are legal types, such a
+/// store silently becomes an ordinary one (vmovaps), which reads each line
+/// of the output before writing it.
+void storeAsIntegers(llvm::StoreInst *St) {
+  auto *VT = llvm::cast<llvm::FixedVectorType>(St->getValueOperand()->getType());
+  if (!VT->getElementType()->isHalfTy() && !VT->getElementType()->isBFloatTy())
+    return;
+  llvm::IRBuilder<> B(St);
+  St->setOperand(0, B.CreateBitCast(St->getValueOperand(),
+                                    llvm::FixedVectorType::get(B.getInt16Ty(),
+                                                               VT->getNumElements())));
+}
 
 /// Marks the vector stores of kernels to memory other than their own stack
 /// non-temporal, and ends each such kernel with a store fence so that
@@ -101,6 +135,7 @@ void streamGlobalStores(llvm::Module &LM) {
             llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(St->getPointerOperand())))
           continue;
         St->setMetadata(llvm::LLVMContext::MD_nontemporal, One);
+        storeAsIntegers(St);
         Stores.push_back(St);
       }
     if (Stores.empty())

@@ -51,5 +51,7 @@ llvm::Expected<CPUVectorInfo> tile::getCPUVectorInfo(const TargetSpec &T) {
     Info.VectorBits = Bits;
   if (Regs)
     Info.NumVectorRegs = Regs;
+  if (unsigned Line = TTI.getCacheLineSize())
+    Info.CacheLineBytes = Line;
   return Info;
 }

@@ -26,12 +26,15 @@ void initializeCPUTarget();
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 getCPUTargetMachine(const TargetSpec &T);
 
-/// The vector registers of a CPU, as LLVM's cost model describes them.
+/// The vector registers and cache line of a CPU, as LLVM's cost model
+/// describes them.
 struct CPUVectorInfo {
   /// Width of a fixed-width vector register, in bits (256 for AVX2).
   unsigned VectorBits = 256;
   /// Number of vector registers (16 for AVX2, 32 for AVX-512).
   unsigned NumVectorRegs = 16;
+  /// Bytes of a data cache line (64 on x86).
+  unsigned CacheLineBytes = 64;
 };
 
 /// The vector registers of \p T's CPU.

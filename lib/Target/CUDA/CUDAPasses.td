@@ -130,8 +130,16 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
     descriptors: once (wait and barrier at the copy), or, when copied in a
     serial or pipelined loop, as rings of `stages` buffers with a prologue
     and a wait, proxy fence, barrier and prefetch S - 1 iterations ahead
-    before the first gemm that reads each tile. Kernels that do not
-    qualify are left to the SIMT path; with `remarks` a note says why.
+    before the first gemm that reads each tile; the loop's last gemm (P * V)
+    is rotated behind the next iteration's first so that it overlaps the
+    code between them (pass.wgmma_overlap = false keeps it in place).
+    Kernels whose ring loop, tiles and statements allow it are
+    warp-specialized: a producer warpgroup fills every tile (TMA, or
+    cp.async where the tensors are not 16-byte aligned) on full/empty
+    mbarriers while the kernel's warpgroups compute, with setmaxnreg on
+    both roles (pass.warp_specialize = false keeps the cp.async rings).
+    Kernels that do not qualify are left to the SIMT path; with `remarks`
+    a note says why.
   }];
   let Options = [
     PassOption<"remarks", "bool", "false",

@@ -148,27 +148,6 @@ private:
     }
   }
 
-  /// Whether \p E is provably a multiple of \p D.
-  bool multipleOf(const Expr &E, int64_t D, int Depth = 0) const {
-    if (Depth > 32)
-      return false;
-    if (auto C = E.getConstInt())
-      return *C % D == 0;
-    if (const auto *R = dyn_cast<RefExpr>(&E)) {
-      auto It = LetInit.find(R->getValue());
-      return It != LetInit.end() && multipleOf(*It->second, D, Depth + 1);
-    }
-    if (const auto *Bi = dyn_cast<BinaryExpr>(&E)) {
-      if (Bi->getOp() == BinaryOp::Add || Bi->getOp() == BinaryOp::Sub)
-        return multipleOf(*Bi->getLHS(), D, Depth + 1) &&
-               multipleOf(*Bi->getRHS(), D, Depth + 1);
-      if (Bi->getOp() == BinaryOp::Mul)
-        return multipleOf(*Bi->getLHS(), D, Depth + 1) ||
-               multipleOf(*Bi->getRHS(), D, Depth + 1);
-    }
-    return false;
-  }
-
   /// Region operands and expression uses of \p B in the kernel, the alloc
   /// excluded.
   unsigned countUses(const BufferValue *B) {
@@ -209,9 +188,7 @@ private:
             " in the K loop";
       return nullptr;
     }
-    if (!checkTileCopy(*Found, *Tile,
-                       [&](const Expr &E, int64_t D) { return multipleOf(E, D); },
-                       Why))
+    if (!checkTileCopy(*Found, *Tile, LetInit, Why))
       return nullptr;
     return Found;
   }
@@ -514,7 +491,7 @@ private:
   bool WarpSpecialize;
   std::vector<std::pair<OpStmt *, ForStmt *>> Candidates;
   std::vector<GemmPlan> Plans;
-  llvm::DenseMap<const Value *, const Expr *> LetInit;
+  LetInits LetInit;
   llvm::DenseMap<const ForStmt *, GemmPlan *> ByLoop;
   llvm::DenseMap<const BufferValue *, GemmPlan *> AccOf;
   CopyDimsMap CopyDims;

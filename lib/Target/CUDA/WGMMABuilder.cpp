@@ -3,6 +3,7 @@
 #include "WGMMABuilder.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
+#include <functional>
 
 using namespace tile;
 using namespace tile::hopper;
@@ -44,10 +45,29 @@ std::optional<std::pair<int64_t, int64_t>> hopper::splitColumns(int64_t Cols) {
   return std::make_pair(NInst, Cols / NInst);
 }
 
-bool hopper::checkTileCopy(
-    const OpStmt &Copy, const BufferValue &Tile,
-    llvm::function_ref<bool(const Expr &, int64_t)> MultipleOf,
-    std::string &Why) {
+bool hopper::provablyMultipleOf(const Expr &E, int64_t D, const LetInits &Lets) {
+  std::function<bool(const Expr &, int)> Go = [&](const Expr &X, int Depth) {
+    if (Depth > 32)
+      return false;
+    if (auto C = X.getConstInt())
+      return *C % D == 0;
+    if (const auto *R = dyn_cast<RefExpr>(&X)) {
+      auto It = Lets.find(R->getValue());
+      return It != Lets.end() && Go(*It->second, Depth + 1);
+    }
+    if (const auto *Bi = dyn_cast<BinaryExpr>(&X)) {
+      if (Bi->getOp() == BinaryOp::Add || Bi->getOp() == BinaryOp::Sub)
+        return Go(*Bi->getLHS(), Depth + 1) && Go(*Bi->getRHS(), Depth + 1);
+      if (Bi->getOp() == BinaryOp::Mul)
+        return Go(*Bi->getLHS(), Depth + 1) || Go(*Bi->getRHS(), Depth + 1);
+    }
+    return false;
+  };
+  return Go(E, 0);
+}
+
+bool hopper::checkTileCopy(const OpStmt &Copy, const BufferValue &Tile,
+                           const LetInits &Lets, std::string &Why) {
   const Region &Src = Copy.getOperand("src").R;
   const Region &Dst = Copy.getOperand("dst").R;
   std::string Name = "%" + Tile.getName().str();
@@ -73,7 +93,7 @@ bool hopper::checkTileCopy(
   if (!Src.isWholeBuffer()) {
     const Expr &Col = *Src.Indices[Rank - 1].Offset;
     int64_t Elems = ChunkBytes / (getDTypeBits(Tile.getDType()) / 8);
-    if (!MultipleOf(Col, Elems)) {
+    if (!provablyMultipleOf(Col, Elems, Lets)) {
       Why = "the column offset of the copy into " + Name +
             " is not provably a multiple of " + std::to_string(Elems) +
             " (16-byte copies)";

@@ -61,12 +61,19 @@ struct WgmmaShape {
 /// 256, else 256 with Cols a multiple of it; nullopt when Cols fits neither.
 std::optional<std::pair<int64_t, int64_t>> splitColumns(int64_t Cols);
 
+/// The initializers of a kernel's lets, by value.
+using LetInits = llvm::DenseMap<const Value *, const Expr *>;
+
+/// Whether \p E is provably a multiple of \p D: a literal, a let whose
+/// initializer is (\p Lets), sums and differences of such, products with
+/// one such factor.
+bool provablyMultipleOf(const Expr &E, int64_t D, const LetInits &Lets);
+
 /// Whether \p Copy's source is a contiguous global tensor of \p Tile's dtype
 /// whose last two dimensions are the tile's rows and columns (the others
-/// single points), with a column offset a multiple of 16 bytes by
-/// \p MultipleOf; false with the reason in \p Why.
-bool checkTileCopy(const OpStmt &Copy, const BufferValue &Tile,
-                   llvm::function_ref<bool(const Expr &, int64_t)> MultipleOf,
+/// single points), with a column offset provably a multiple of 16 bytes;
+/// false with the reason in \p Why.
+bool checkTileCopy(const OpStmt &Copy, const BufferValue &Tile, const LetInits &Lets,
                    std::string &Why);
 
 class WGMMABuilder : public StmtBuilder {

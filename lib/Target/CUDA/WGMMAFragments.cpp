@@ -36,13 +36,23 @@
 // S - 1 iterations ahead (one cp.async group per tile), the first gemm to
 // read a tile in an iteration waits for it, fences it into the async
 // proxy, synchronizes the block and prefetches the tile S - 1 iterations
-// ahead into the stage the previous iteration freed. Kernels that do not
-// qualify are left untouched for the SIMT path (with `remarks`, a note
-// says why).
+// ahead into the stage the previous iteration freed. When the loop's last
+// statement is a second gemm (P * V), it is rotated behind the next
+// iteration's first gemm so that it runs during the softmax.
+//
+// Where the kernel allows it (planWarpSpecialize), the tiles are instead
+// filled by one more warpgroup, a producer: TMA boxes from one thread (or
+// cp.async chunks from its 128 threads where the tensors are not 16-byte
+// aligned) on full/empty mbarrier pairs, the kernel's own warpgroups
+// waiting on full barriers and releasing stages per warp (no block
+// barrier in the loop), both roles resizing their registers with
+// setmaxnreg. Kernels that do not qualify are left untouched for the SIMT
+// path (with `remarks`, a note says why).
 //
 //===----------------------------------------------------------------------===//
 
 #include "WGMMABuilder.h"
+#include "WarpSpecializedGemm.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/GemmLowering.h"
@@ -50,6 +60,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace tile;
 using namespace tile::hopper;
@@ -65,6 +76,12 @@ namespace {
 /// Shared memory a block may use for the tiles' stages (the H100/H200
 /// opt-in limit per block).
 constexpr int64_t MaxSharedBytes = 232448;
+
+/// Registers of the producer warpgroup beside one consumer warpgroup: its
+/// cp.async path indexes tensors of up to rank 5 (ptxas spills at 40 for
+/// a rank-3 one). Beside two, 40, so that the consumers get 232
+/// (consumerRegisters).
+constexpr int64_t AttentionProducerRegisters = 48;
 
 struct FragInfo {
   /// 0 for a row vector [R]; else the columns of [R, C].
@@ -124,7 +141,10 @@ public:
       K.setThreadIndex(std::make_unique<Value>(
           Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
     Tid = K.getThreadIndex();
-    rewriteBlock(K.getBodyMutable(), nullptr);
+    if (WS)
+      rewriteWarpSpecialized();
+    else
+      rewriteBlock(K.getBodyMutable(), nullptr);
     place();
     return true;
   }
@@ -148,28 +168,8 @@ private:
   }
   static std::string name(const BufferValue *B) { return "%" + B->getName().str(); }
 
-  /// Whether \p E is provably a multiple of \p D.
-  bool multipleOf(const Expr &E, int64_t D, int Depth = 0) const {
-    if (Depth > 32)
-      return false;
-    if (auto C = E.getConstInt())
-      return *C % D == 0;
-    if (const auto *R = dyn_cast<RefExpr>(&E)) {
-      auto It = LetInit.find(R->getValue());
-      return It != LetInit.end() && multipleOf(*It->second, D, Depth + 1);
-    }
-    if (const auto *Bi = dyn_cast<BinaryExpr>(&E)) {
-      if (Bi->getOp() == BinaryOp::Add || Bi->getOp() == BinaryOp::Sub)
-        return multipleOf(*Bi->getLHS(), D, Depth + 1) &&
-               multipleOf(*Bi->getRHS(), D, Depth + 1);
-      if (Bi->getOp() == BinaryOp::Mul)
-        return multipleOf(*Bi->getLHS(), D, Depth + 1) ||
-               multipleOf(*Bi->getRHS(), D, Depth + 1);
-    }
-    return false;
-  }
-
   bool analyze(std::string &Why) {
+    HadThreadIndex = K.getThreadIndex() != nullptr;
     std::optional<int64_t> T = K.getThreads()->getConstInt();
     // Gemms first: without one there is nothing to do here.
     std::vector<OpStmt *> Gemms;
@@ -241,7 +241,73 @@ private:
     if (!checkTiles(Why))
       return false;
     planRotation();
+    planWarpSpecialize();
     return true;
+  }
+
+  /// Whether a top-level or ring-loop statement is one this pass lowers
+  /// (or a let), so that it can move into the consumer warpgroups.
+  bool lowered(const Stmt &S) {
+    if (isa<LetStmt>(&S) || isa<AllocStmt>(&S))
+      return true;
+    if (const auto *F = dyn_cast<ForStmt>(&S))
+      return ParallelCols.count(F) || F == Ring.Loop;
+    const auto *Op = dyn_cast<OpStmt>(&S);
+    if (!Op)
+      return false;
+    llvm::StringRef N = Op->getName();
+    if (N == "gemm")
+      return true;
+    if (N == "clear" || N == "fill")
+      return frag(Op->getOperand("dst").R.Buf);
+    if (N == "reduce")
+      return frag(Op->getOperand("src").R.Buf);
+    if (N == "copy")
+      return tile(Op->getOperand("dst").R.Buf) ||
+             (frag(Op->getOperand("src").R.Buf) && frag(Op->getOperand("dst").R.Buf)) ||
+             CopyDims.count(Op);
+    return false;
+  }
+
+  /// The warp-specialized form (rewriteWarpSpecialized) when the kernel
+  /// allows it: a pipelined ring loop at the top level whose tiles each
+  /// feed one gemm, every tile copied from a contiguous tensor TMA can
+  /// take, nothing at the top level or in the loop but what this pass
+  /// lowers, no thread index of the kernel's own, at most three
+  /// warpgroups. `pass.warp_specialize = false` keeps the cp.async rings.
+  void planWarpSpecialize() {
+    if (!Ring.Loop || Ring.Stages < 2 || HadThreadIndex || Threads / WarpgroupSize > 3)
+      return;
+    if (const Attribute *A = F.getAttrs().get("pass.warp_specialize"))
+      if (A->getKind() == Attribute::Kind::Bool && !A->getBool())
+        return;
+    bool AtTop = false;
+    for (StmtPtr &S : K.getBodyMutable().Stmts) {
+      AtTop |= S.get() == Ring.Loop;
+      if (!lowered(*S))
+        return;
+    }
+    if (!AtTop)
+      return;
+    for (StmtPtr &S : Ring.Loop->getBodyMutable().Stmts)
+      if (!lowered(*S))
+        return;
+    for (BufferValue *B : TileOrder) {
+      const TileInfo &T = Tiles[B];
+      const BufferValue *G = T.Copy->getOperand("src").R.Buf;
+      if (G->getRank() > 5 || !G->getStrides().empty())
+        return;
+      if (T.Layout.Rows > MaxTmaBoxRows && T.Layout.Rows % MaxTmaBoxRows != 0)
+        return;
+      if (!T.Loop)
+        continue;
+      unsigned Readers = 0;
+      for (auto &[Op, Gm] : GemmOf)
+        Readers += (Gm.B == B) + (!Gm.ARegs && Gm.A == B);
+      if (Readers != 1)
+        return;
+    }
+    WS = true;
   }
 
   /// Rotates the ring loop's last statement, a gemm G2, into the next
@@ -574,9 +640,7 @@ private:
     if (TileInfo *T = tile(Dst.Buf)) {
       if (T->Copy)
         return fail(Why, "more than one copy fills " + name(Dst.Buf), Loc);
-      if (!checkTileCopy(Op, *Dst.Buf,
-                         [&](const Expr &E, int64_t D) { return multipleOf(E, D); },
-                         Why)) {
+      if (!checkTileCopy(Op, *Dst.Buf, LetInit, Why)) {
         WhyLoc = Loc;
         return false;
       }
@@ -944,6 +1008,15 @@ private:
     if (New.empty())
       return Out;
     int64_t S = Ring.Stages, NT = int64_t(Ring.Tiles.size());
+    if (WS) {
+      // The producer filled the stage; wait for its full barrier.
+      Stmts L;
+      for (BufferValue *B : New)
+        for (StmtPtr &X : waitFull(B, *iter(-shift(B))))
+          L.push_back(std::move(X));
+      Out.push_back(perThread(std::move(L)));
+      return Out;
+    }
     if (S == 1) {
       // No prefetch: every thread is done with the stage, load, wait.
       Out.push_back(op("barrier"));
@@ -1004,8 +1077,12 @@ private:
     if (Waited)
       Out = waitTiles(G, *Waited);
     Stmts L = issueGemm(G, nullptr, Op.getLoc());
-    if (!Async)
+    if (!Async) {
       L.push_back(opPending("cuda.wgmma_wait", 0, G.C));
+      if (WS && Waited)
+        for (StmtPtr &X : releaseTiles(G, nullptr))
+          L.push_back(std::move(X));
+    }
     Out.push_back(perThread(std::move(L)));
     return Out;
   }
@@ -1025,6 +1102,12 @@ private:
     auto WaitLast = [&] {
       Stmts W;
       W.push_back(opPending("cuda.wgmma_wait", 0, G2.C));
+      if (WS) {
+        // The previous iteration's tiles are free again.
+        ExprPtr T = iter(-1);
+        W.push_back(ifThen(ex::binary(BinaryOp::Gt, ref(const_cast<Value *>(J)), Lo.clone()),
+                           releaseTiles(G2, T.get())));
+      }
       Out.push_back(perThread(std::move(W)));
       Pending = false;
     };
@@ -1035,17 +1118,32 @@ private:
         const GemmInfo &G1 = GemmOf[Rot.First];
         for (StmtPtr &X : lowerGemm(*Rot.First, &Waited, /*Async=*/true))
           Out.push_back(std::move(X));
-        for (StmtPtr &X : waitTiles(G2, Waited))
-          Out.push_back(std::move(X));
         ExprPtr After = ex::binary(BinaryOp::Gt, ref(const_cast<Value *>(J)), Lo.clone());
         Stmts Issue;
-        Issue.push_back(ifThen(After->clone(), issueGemm(G2, nullptr, Rot.Last->getLoc())));
+        Stmts Second;
+        if (WS) {
+          // The previous iteration's tiles exist only after the first.
+          ExprPtr T = iter(-1);
+          for (BufferValue *B : Ring.Tiles)
+            if (shift(B))
+              for (StmtPtr &X : waitFull(B, *T))
+                Second.push_back(std::move(X));
+        } else {
+          for (StmtPtr &X : waitTiles(G2, Waited))
+            Out.push_back(std::move(X));
+        }
+        for (StmtPtr &X : issueGemm(G2, nullptr, Rot.Last->getLoc()))
+          Second.push_back(std::move(X));
+        Issue.push_back(ifThen(After->clone(), std::move(Second)));
         // The first gemm completes first (groups complete in order); the
         // rotated one stays in flight.
         Stmts One, Zero;
         One.push_back(opPending("cuda.wgmma_wait", 1, G1.C));
         Zero.push_back(opPending("cuda.wgmma_wait", 0, G1.C));
-        Issue.push_back(ifElse(std::move(After), std::move(One), std::move(Zero)));
+        Issue.push_back(ifElse(After->clone(), std::move(One), std::move(Zero)));
+        if (WS)
+          for (StmtPtr &X : releaseTiles(G1, nullptr))
+            Issue.push_back(std::move(X));
         Out.push_back(perThread(std::move(Issue)));
         Pending = true;
         continue;
@@ -1086,7 +1184,14 @@ private:
   Stmts rotatedEpilogue() {
     const LoopDim &D = Ring.Loop->getDims()[0];
     ExprPtr Last = ex::sub(D.Hi->clone(), lit(1));
-    Stmts L = issueGemm(GemmOf[Rot.Last], Last.get(), Rot.Last->getLoc());
+    Stmts L;
+    if (WS)
+      for (BufferValue *B : Ring.Tiles)
+        if (shift(B))
+          for (StmtPtr &X : waitFull(B, *Last))
+            L.push_back(std::move(X));
+    for (StmtPtr &X : issueGemm(GemmOf[Rot.Last], Last.get(), Rot.Last->getLoc()))
+      L.push_back(std::move(X));
     L.push_back(opPending("cuda.wgmma_wait", 0, GemmOf[Rot.Last].C));
     Stmts Out;
     Out.push_back(perThread(std::move(L)));
@@ -1096,10 +1201,242 @@ private:
     return Guarded;
   }
 
+  //===--- Warp specialization --------------------------------------------===//
+
+  /// The bytes a tile's stage takes (a TMA phase's transactions).
+  int64_t tileBytes(const BufferValue *B) {
+    const SharedTile &L = Tiles[B].Layout;
+    return L.Rows * L.Contig * (getDTypeBits(B->getDType()) / 8);
+  }
+
+  ExprPtr mbarIndex(int64_t Base, const Expr *Stage) {
+    return Stage ? add(Stage->clone(), Base) : lit(Base);
+  }
+
+  /// Consumers: wait for tile index \p T of \p B (a once tile: 0) to be
+  /// full; after a cp.async producer, fence its writes into the async
+  /// proxy.
+  Stmts waitFull(BufferValue *B, const Expr &T) {
+    Stmts L;
+    const TileInfo &TI = Tiles[B];
+    if (TI.Loop) {
+      const Expr &Lo = *Ring.Loop->getDims()[0].Lo;
+      ExprPtr It = ex::sub(T.clone(), Lo.clone());
+      ExprPtr Stage = rem(It->clone(), Ring.Stages);
+      L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait", mbarIndex(FullAt[B], Stage.get()),
+                             rem(div(std::move(It), Ring.Stages), 2)));
+    } else {
+      L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait", lit(FullAt[B]), lit(0)));
+    }
+    Stmts Fence;
+    Fence.push_back(op("cuda.fence_proxy_async"));
+    L.push_back(ifThen(ex::binary(BinaryOp::Eq, ref(Tma), lit(0)), std::move(Fence)));
+    return L;
+  }
+
+  /// Consumers, after the wgmma of \p G completed: each warp releases the
+  /// stages of G's ring tiles (tile index \p T; null: the iteration's own).
+  Stmts releaseTiles(const GemmInfo &G, const Expr *T) {
+    Stmts L;
+    const Expr &Lo = *Ring.Loop->getDims()[0].Lo;
+    for (BufferValue *B : {G.ARegs ? nullptr : G.A, G.B}) {
+      if (!B || !Tiles[B].Loop)
+        continue;
+      ExprPtr Idx = T ? T->clone() : iter(-shift(B));
+      ExprPtr Stage = rem(ex::sub(std::move(Idx), Lo.clone()), Ring.Stages);
+      L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_arrive", mbarIndex(EmptyAt[B], Stage.get()),
+                             nullptr, 0, /*PerWarp=*/true));
+    }
+    return L;
+  }
+
+  /// The producer warpgroup's work on one path: the once tiles, then for
+  /// each iteration of the ring loop every ring tile, each stage after its
+  /// consumers released it. With TMA one thread issues the boxes; without,
+  /// the 128 threads copy clamped chunks and arrive when they land.
+  Stmts producer(bool TMA) {
+    const LoopDim &D = Ring.Loop->getDims()[0];
+    int64_t S = Ring.Stages;
+    Stmts Out;
+    auto Fill = [&](Stmts &L, BufferValue *B, const Value *Var, const Expr *Val,
+                    const Expr &Stage, ExprPtr Bar) {
+      const TileInfo &T = Tiles[B];
+      if (TMA) {
+        L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_arrive", Bar->clone(), nullptr,
+                               tileBytes(B)));
+        for (StmtPtr &X : tmaLoadTile(T.Layout, *T.Copy, Var, Val, Stage, Mbar, *Bar))
+          L.push_back(std::move(X));
+        return;
+      }
+      for (StmtPtr &X : loadTile(T.Layout, *T.Copy, Var, Val, Stage, /*Compact=*/true))
+        L.push_back(std::move(X));
+      // One arrival when this thread's copies land, one after its element
+      // copies of unaligned chunks.
+      L.push_back(mbarrierOp(Mbar, "cuda.ldgsts_arrive", Bar->clone()));
+      L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_arrive", std::move(Bar)));
+    };
+    ExprPtr Zero = lit(0);
+    for (BufferValue *B : TileOrder)
+      if (!Tiles[B].Loop)
+        Fill(Out, B, nullptr, nullptr, *Zero, lit(FullAt[B]));
+    Out.push_back(loop(LoopKind::Serial, "it", ex::sub(D.Hi->clone(), D.Lo->clone()),
+                       [&](Value *It) {
+      Stmts L;
+      Value *Stage = let(L, "stage", rem(ref(It), S));
+      ExprPtr Val = add(D.Lo->clone(), ref(It));
+      for (BufferValue *B : Ring.Tiles) {
+        // Round it / S may refill the stage once round it / S - 1 was
+        // released; a fresh barrier counts the phase before its first as
+        // complete.
+        L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait",
+                               add(ref(Stage), EmptyAt[B]),
+                               rem(add(div(ref(It), S), lit(1)), 2)));
+        ExprPtr StageE = ref(Stage);
+        Fill(L, B, D.Var.get(), Val.get(), *StageE, add(ref(Stage), FullAt[B]));
+      }
+      return L;
+    }));
+    if (!TMA)
+      Out.push_back(opPending("cuda.ldgsts_wait", 0));
+    return Out;
+  }
+
+  /// The warp-specialized form: one more warpgroup, the producer, fills
+  /// every tile (TMA boxes from one thread where cuda.tma_ready finds all
+  /// the tensors aligned, cp.async from its 128 threads elsewhere) while
+  /// the kernel's own warpgroups, the consumers, run the lowered code with
+  /// waits on full barriers in place of the cp.async waits and block
+  /// barriers, releasing each ring stage once the gemm that reads it is
+  /// done. Lets stay before the split (both roles use them).
+  void rewriteWarpSpecialized() {
+    int64_t T = Threads, S = Ring.Stages;
+    K.getThreadsMutable() = lit(T + WarpgroupSize);
+    Stmts Top, Consumer;
+    for (StmtPtr &St : K.getBodyMutable().Stmts) {
+      if (isa<AllocStmt>(St.get()) || isa<LetStmt>(St.get()))
+        Top.push_back(std::move(St));
+      else
+        Consumer.push_back(std::move(St));
+    }
+    // Barriers: full per stage of every tile, empty per stage of ring tiles.
+    int64_t NB = 0;
+    for (BufferValue *B : TileOrder) {
+      FullAt[B] = NB;
+      NB += Tiles[B].Loop ? S : 1;
+      if (Tiles[B].Loop) {
+        EmptyAt[B] = NB;
+        NB += S;
+      }
+    }
+    std::vector<ExprPtr> MbarShape;
+    MbarShape.push_back(lit(NB));
+    auto MB = std::make_unique<BufferValue>(Names.fresh("mbar"), DType::U64,
+                                            MemScope::Shared, std::move(MbarShape),
+                                            std::vector<ExprPtr>(), false, llvm::SMLoc());
+    Mbar = MB.get();
+    Top.push_back(std::make_unique<AllocStmt>(std::move(MB), AttributeList()));
+    // The tensors the tiles come from, and whether TMA can read them all.
+    std::vector<BufferValue *> Tensors;
+    for (BufferValue *B : TileOrder) {
+      BufferValue *G = Tiles[B].Copy->getOperand("src").R.Buf;
+      if (std::find(Tensors.begin(), Tensors.end(), G) == Tensors.end())
+        Tensors.push_back(G);
+    }
+    BufferValue *Ok = nullptr;
+    Top.push_back(allocLocal("tma_ok", DType::I32, int64_t(Tensors.size()), Ok));
+    ExprPtr Ready, NonEmpty;
+    llvm::SmallPtrSet<const Value *, 8> Seen;
+    for (unsigned I = 0; I != Tensors.size(); ++I) {
+      BufferValue *G = Tensors[I];
+      std::vector<OpOperand> Operands;
+      Operands.push_back(regionOperand(G, {}));
+      Operands.push_back(exprOperand(G->getShape().back()->clone()));
+      Operands.push_back(regionOperand(Ok, one(lit(I))));
+      Top.push_back(op("cuda.tma_ready", std::move(Operands)));
+      ExprPtr X = ex::load(Ok, one(lit(I)));
+      Ready = Ready ? call(Intrinsic::Min, std::move(Ready), std::move(X)) : std::move(X);
+      // The runtime builds no map for an empty tensor (the cp.async path
+      // reads it as zeros).
+      for (const ExprPtr &Dim : G->getShape()) {
+        const auto *Sym = dyn_cast<RefExpr>(Dim.get());
+        if ((Sym && !Seen.insert(Sym->getValue()).second) ||
+            (Dim->getConstInt() && *Dim->getConstInt() > 0))
+          continue;
+        ExprPtr Pos = ex::binary(BinaryOp::Gt, Dim->clone(), lit(0));
+        NonEmpty = NonEmpty ? ex::land(std::move(NonEmpty), std::move(Pos)) : std::move(Pos);
+      }
+    }
+    if (NonEmpty)
+      Ready = call(Intrinsic::Select, std::move(NonEmpty), std::move(Ready), lit(0));
+    Tma = let(Top, "tma", std::move(Ready));
+    // One thread initializes the barriers: a full barrier completes on one
+    // arrival with the stage's bytes (TMA) or on two arrivals of each
+    // producer thread (cp.async); an empty one on one arrival per consumer
+    // warp.
+    Stmts Init;
+    ExprPtr FullCount = call(Intrinsic::Select, ex::binary(BinaryOp::Ne, ref(Tma), lit(0)),
+                             lit(1), lit(2 * WarpgroupSize));
+    for (BufferValue *B : TileOrder) {
+      int64_t N = Tiles[B].Loop ? S : 1;
+      for (int64_t I = 0; I != N; ++I) {
+        Init.push_back(mbarrierOp(Mbar, "cuda.mbarrier_init", lit(FullAt[B] + I),
+                                  FullCount->clone()));
+        if (Tiles[B].Loop)
+          Init.push_back(mbarrierOp(Mbar, "cuda.mbarrier_init", lit(EmptyAt[B] + I),
+                                    lit(T / 32)));
+      }
+    }
+    Init.push_back(op("cuda.fence_mbarrier_init"));
+    Top.push_back(ifThen(ex::binary(BinaryOp::Eq, ref(Tid), lit(0)), std::move(Init)));
+    Top.push_back(op("barrier"));
+    // The producer.
+    Stmts Prod;
+    AttributeList Dec;
+    Dec.set("action", Attribute::getIdent("dec"));
+    int64_t ProducerRegs =
+        T == WarpgroupSize ? AttentionProducerRegisters : ProducerRegisters;
+    Dec.set("count", Attribute::getInt(ProducerRegs));
+    Prod.push_back(op("cuda.setmaxnreg", {}, std::move(Dec)));
+    Stmts ByTMA;
+    ByTMA.push_back(ifThen(ex::binary(BinaryOp::Eq, ref(Tid), lit(T)), producer(true)));
+    Stmts ByCpAsync;
+    {
+      Value *ConsumerTid = Tid;
+      Tid = let(ByCpAsync, "ptx", ex::sub(ref(Tid), lit(T)));
+      Threads = WarpgroupSize;
+      for (StmtPtr &X : producer(false))
+        ByCpAsync.push_back(std::move(X));
+      Tid = ConsumerTid;
+      Threads = T;
+    }
+    Prod.push_back(ifElse(ex::binary(BinaryOp::Ne, ref(Tma), lit(0)), std::move(ByTMA),
+                          std::move(ByCpAsync)));
+    // The consumers: the kernel's own code, lowered.
+    Stmts Cons;
+    AttributeList Inc;
+    Inc.set("action", Attribute::getIdent("inc"));
+    Inc.set("count", Attribute::getInt(
+                         consumerRegisters(T / WarpgroupSize, ProducerRegs)));
+    Cons.push_back(op("cuda.setmaxnreg", {}, std::move(Inc)));
+    for (StmtPtr &St : Consumer)
+      for (StmtPtr &X : lowerStmt(St, nullptr))
+        Cons.push_back(std::move(X));
+    Top.push_back(ifElse(ex::ge(ref(Tid), lit(T)), std::move(Prod), std::move(Cons)));
+    K.getBodyMutable().Stmts = std::move(Top);
+  }
+
   /// A tile filled once: load, wait, fence, synchronize.
   Stmts lowerOnceCopy(const OpStmt &Op) {
-    const TileInfo &T = Tiles[Op.getOperand("dst").R.Buf];
+    BufferValue *Tile = Op.getOperand("dst").R.Buf;
+    const TileInfo &T = Tiles[Tile];
     Stmts L;
+    if (WS) {
+      // Filled by the producer.
+      L = waitFull(Tile, *lit(0));
+      Stmts Out;
+      Out.push_back(perThread(std::move(L)));
+      return Out;
+    }
     ExprPtr Zero = lit(0);
     L = loadTile(T.Layout, Op, nullptr, nullptr, *Zero);
     L.push_back(op("cuda.ldgsts_commit"));
@@ -1139,8 +1476,9 @@ private:
       if (ParallelCols.count(F))
         return lowerParallel(*F);
       if (F == Ring.Loop) {
-        for (StmtPtr &X : prologue())
-          Lowered.push_back(std::move(X));
+        if (!WS)
+          for (StmtPtr &X : prologue())
+            Lowered.push_back(std::move(X));
         Stmts Epilogue;
         if (Rot.Last) {
           Epilogue = rotatedEpilogue();
@@ -1152,12 +1490,15 @@ private:
         Lowered.push_back(std::make_unique<ForStmt>(
             LoopKind::Serial, std::move(F->getDimsMutable()), nullptr,
             AttributeList(), std::move(F->getBodyMutable()), F->getLoc()));
-        // Nothing in flight, and every thread done with the rings.
-        Stmts Drain;
-        Drain.push_back(opPending("cuda.ldgsts_wait", 0));
-        Drain.push_back(op("cuda.fence_proxy_async"));
-        Lowered.push_back(perThread(std::move(Drain)));
-        Lowered.push_back(op("barrier"));
+        // Nothing in flight, and every thread done with the rings (the
+        // producer of the warp-specialized form keeps its own order).
+        if (!WS) {
+          Stmts Drain;
+          Drain.push_back(opPending("cuda.ldgsts_wait", 0));
+          Drain.push_back(op("cuda.fence_proxy_async"));
+          Lowered.push_back(perThread(std::move(Drain)));
+          Lowered.push_back(op("barrier"));
+        }
         for (StmtPtr &X : Epilogue)
           Lowered.push_back(std::move(X));
         return Lowered;
@@ -1228,8 +1569,15 @@ private:
   llvm::DenseMap<const OpStmt *, ForStmt *> GemmLoop;
   llvm::DenseMap<const ForStmt *, int64_t> ParallelCols;
   llvm::DenseMap<const OpStmt *, std::pair<unsigned, unsigned>> CopyDims;
-  llvm::DenseMap<const Value *, const Expr *> LetInit;
+  LetInits LetInit;
   RingLoop Ring;
+  /// The warp-specialized form: its mbarriers (full barrier of each tile
+  /// stage, then for ring tiles the empty ones), the tiles' first full and
+  /// empty barrier, and the run-time choice between TMA and cp.async.
+  bool WS = false, HadThreadIndex = false;
+  BufferValue *Mbar = nullptr;
+  llvm::DenseMap<const BufferValue *, int64_t> FullAt, EmptyAt;
+  Value *Tma = nullptr;
   /// The rotated gemm pair of the ring loop, when it is rotated.
   struct {
     OpStmt *First = nullptr, *Last = nullptr;

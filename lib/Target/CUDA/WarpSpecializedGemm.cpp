@@ -56,14 +56,6 @@ bool isCopyOutOf(const Stmt &S, const BufferValue *C) {
   return Op && Op->getName() == "copy" && Op->getOperand("src").R.Buf == C;
 }
 
-/// Registers per consumer thread after setmaxnreg.inc: what the producer
-/// leaves of the 64K registers, at most 240.
-int64_t consumerRegisters(int64_t ConsumerWarpgroups) {
-  int64_t PerThread = 65536 / WarpgroupSize;
-  int64_t R = (PerThread - ProducerRegisters) / ConsumerWarpgroups / 8 * 8;
-  return std::min<int64_t>(R, 240);
-}
-
 class WarpSpecializedGemm : public WGMMABuilder {
 public:
   WarpSpecializedGemm(const Function &F, KernelStmt &K, const OpRegistry &Ops,

@@ -21,6 +21,21 @@ namespace hopper {
 /// Registers per thread of the producer warpgroup after setmaxnreg.dec.
 constexpr int64_t ProducerRegisters = 40;
 
+/// Registers per consumer thread after setmaxnreg.inc, at most 240. The
+/// block starts with the registers ptxas caps the kernel at (64K over its
+/// threads, a multiple of 8, at most 248); setmaxnreg.inc waits until the
+/// block's pool has the registers it asks for, and the pool holds only
+/// what the producer warpgroup gave back by lowering to \p Producer. A
+/// count above that leaves the consumers waiting forever.
+inline int64_t consumerRegisters(int64_t ConsumerWarpgroups,
+                                 int64_t Producer = ProducerRegisters) {
+  int64_t Threads = 128 * (ConsumerWarpgroups + 1);
+  int64_t Entry = 65536 / Threads / 8 * 8;
+  Entry = Entry < 248 ? Entry : 248;
+  int64_t R = (Entry + (Entry - Producer) / ConsumerWarpgroups) / 8 * 8;
+  return R < 240 ? R : 240;
+}
+
 struct WarpSpecializeOptions {
   /// wgmma groups each consumer iteration leaves in flight (0 or 1) before
   /// it releases the stage of the oldest one.
