@@ -571,15 +571,20 @@ void SIMTEmulator::reportDeadlock() {
       Sites.push_back(G.BlockedAt);
     At[G.BlockedAt].push_back(G.Index);
   }
+  auto Verb = [](llvm::ArrayRef<uint32_t> Ids, const char *One,
+                 const char *Many) { return Ids.size() == 1 ? One : Many; };
   auto Others = [&](const XStmt *Here) {
     std::vector<std::string> Parts;
-    Parts.push_back(describeGroups(At[Here]) + " wait here");
+    Parts.push_back(describeGroups(At[Here]) + Verb(At[Here], " waits", " wait") +
+                    " here");
     for (const XStmt *S : Sites)
       if (S != Here)
-        Parts.push_back(describeGroups(At[S]) + " wait at '" +
-                        S->opName().str() + "' (" + where(S->getLoc()) + ")");
+        Parts.push_back(describeGroups(At[S]) + Verb(At[S], " waits", " wait") +
+                        " at '" + S->opName().str() + "' (" +
+                        where(S->getLoc()) + ")");
     if (!Left.empty())
-      Parts.push_back(describeGroups(Left) + " left the kernel");
+      Parts.push_back(describeGroups(Left) +
+                      Verb(Left, " has left", " have left") + " the kernel");
     return llvm::join(Parts, ", ");
   };
   // An mbarrier wait first: it names the phase the block waits for.
@@ -602,18 +607,24 @@ void SIMTEmulator::reportDeadlock() {
     uint32_t Bar = BarOf[Lane];
     uint64_t Parity = uint64_t(evalOperand(S->Exprs[0], One).at(Lane).I) & 1;
     const Mbarrier &X = Mbarriers[Bar];
-    std::string Tx;
+    // What the phase still needs.
+    std::string Needs;
+    if (X.Pending)
+      Needs = "still needs " + std::to_string(X.Pending) + " of its " +
+              std::to_string(X.Expected) + " arrivals";
+    else
+      Needs = "has had its " + std::to_string(X.Expected) + " arrivals";
     if (X.Tx > 0)
-      Tx = " and " + std::to_string(X.Tx) + " transaction bytes";
+      Needs += std::string(X.Pending ? " and " : " but still needs ") +
+               std::to_string(X.Tx) + " transaction bytes";
     else if (X.Tx < 0)
-      Tx = ", and " + std::to_string(-X.Tx) +
-           " transaction bytes more than were announced arrived";
+      Needs += std::string(X.Pending ? " and " : " but ") + "has had " +
+               std::to_string(-X.Tx) +
+               " transaction bytes more than were announced";
     fail(S->getLoc(), "deadlock: 'cuda.mbarrier_wait' waits for phase " +
                           Twine(X.Phase) + " (parity " + Twine(Parity) + ") of " +
                           describeMbarrier(Bar) + " to complete, which " +
-                          "still needs " + Twine(X.Pending) + " of its " +
-                          Twine(X.Expected) + " arrivals" + Tx +
-                          "; no thread of the block can advance (" +
+                          Needs + "; no thread of the block can advance (" +
                           Others(S) + ")",
          Lane);
     return;
