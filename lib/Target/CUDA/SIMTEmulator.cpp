@@ -1,10 +1,12 @@
-//===- SIMTEmulator.cpp - Lockstep emulation of per-thread CUDA IR --------===//
+//===- SIMTEmulator.cpp - Emulation of per-thread CUDA IR -----------------===//
 //
 // The machine of the CUDA emulator (SIMTEmulator.h): compilation of the
 // lowered function into a tree of executable statements over flattened
-// expressions, lockstep execution of a block's threads under active masks,
-// expressions evaluated once for uniform values and per thread otherwise,
-// and the three memories. The cuda ops are in SIMTEmulatorOps.cpp.
+// expressions, expressions evaluated once for uniform values and per
+// thread otherwise, and the three memories with their race checks. The
+// statements and the scheduling of a block's threads are in
+// SIMTEmulatorSchedule.cpp, the cuda ops in SIMTEmulatorOps.cpp and
+// SIMTEmulatorSync.cpp.
 //
 // The scalar semantics (integer wrapping, casts, NaN-propagating min/max,
 // lazy select and logical operators, the faults) mirror the reference

@@ -1,10 +1,12 @@
 //===- SIMTEmulatorOps.cpp - The cuda dialect in the CUDA emulator --------===//
 //
 // The ops of per-thread CUDA code, as the PTX ISA defines the instructions
-// they stand for (SIMTEmulator.h has the model): barrier and atomic_elem,
-// vector accesses, warp shuffles, ldmatrix and mma.sync m16n8k16 over a
-// warp, cp.async with its groups, and wgmma.mma_async m64nNk16 over a
-// warpgroup, its operands read through shared-memory matrix descriptors.
+// they stand for (SIMTEmulator.h has the model): the dispatch of every op,
+// barrier and atomic_elem, vector accesses, warp shuffles, ldmatrix and
+// mma.sync m16n8k16 over a warp, cp.async with its groups, and
+// wgmma.mma_async m64nNk16 over a warpgroup, its operands read through
+// shared-memory matrix descriptors. The mbarrier, TMA and setmaxnreg ops
+// are in SIMTEmulatorSync.cpp.
 // The layouts here are written from the ISA's definitions (matrix
 // fragments of mma.m16n8k16, ldmatrix, wgmma register fragments, shared
 // memory matrix layouts and the matrix descriptor), not from the
