@@ -797,7 +797,7 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
   case EmuOp::TmaLoad: {
     MarkMbarriers(2);
     TmaMap M;
-    M.Op = &Op;
+    M.Loc = X.getLoc();
     M.Tensor = X.Regions[0].Buf;
     M.BoxRows = Int("box_rows");
     M.BoxCols = Int("box_cols");

@@ -423,7 +423,8 @@ struct TmaCopy {
 /// The tensor map a cuda.tma_load reads through, as the runtime would
 /// build it for the running launch.
 struct TmaMap {
-  const OpStmt *Op = nullptr;
+  /// The op's location (or its enclosing statement's).
+  llvm::SMLoc Loc;
   uint32_t Tensor = 0;
   int64_t BoxRows = 0, BoxCols = 0, Swizzle = 0;
   bool Optional = false;

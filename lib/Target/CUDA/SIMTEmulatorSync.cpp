@@ -438,7 +438,7 @@ void SIMTEmulator::describeTmaMaps(const XStmt &K) {
     const void *Data = reinterpret_cast<const void *>(uintptr_t(256 + Opts.DataOffset));
     auto Req = describeTiledTensorMap(A, Data, T.Shape, T.Strides);
     if (!Req) {
-      fail(M.Op->getLoc(), "'cuda.tma_load' reads '%" + T.getName() +
+      fail(M.Loc, "'cuda.tma_load' reads '%" + T.getName() +
                                "' through a tensor map the runtime refuses to "
                                "build, so the launch fails: " +
                                llvm::toString(Req.takeError()));
