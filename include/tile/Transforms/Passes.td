@@ -70,3 +70,26 @@ def LowerToSIMT : Pass<TransformsPasses, "tile-lower-to-simt"> {
   ];
   let Constructor = "createLowerToSIMTPass";
 }
+
+def RasterizeGrid : Pass<TransformsPasses, "tile-rasterize-grid"> {
+  let Summary = "Launch the blocks of raster_swizzle kernels in panels of rows";
+  let Description = [{
+    Implements the kernel attribute `raster_swizzle = P`: the blocks of a
+    grid(gx, gy[, gz]) are taken in panels of P rows of blocks, column by
+    column within a panel (the last panel holds the gy % P rows left), so
+    that the blocks running at one time share their A and B tiles in L2.
+    The grid becomes grid(gx * gy[, gz]) with one block index %bid, and lets
+    at the top of the kernel recompute %bx and %by from it:
+    panel = bid / (P * gx), rows = min(P, gy - panel * P),
+    in = bid % (P * gx), by = panel * P + in % rows, bx = in / rows. With
+    flatten=false the grid keeps its dimensions and the kernel computes
+    %bid = %by * gx + %bx first, for targets that cap each grid dimension.
+    The attribute is removed; kernels without it are left alone, and a
+    1-D grid or P = 1 is already in panel order (only the attribute goes).
+  }];
+  let Options = [
+    PassOption<"flatten", "bool", "true",
+               "launch gx * gy blocks in one grid dimension (false: keep the grid's dimensions)">,
+  ];
+  let Constructor = "createRasterizeGridPass";
+}

@@ -1,7 +1,9 @@
 //===- CUDAPipeline.cpp - The pass pipeline of the CUDA backend -----------===//
 //
-// The ordered pass list for NVIDIA GPUs before sm_90a. Tensor-core gemm
-// first (cuda-lower-gemm-mma: mma.sync with ldmatrix, accumulators in
+// The ordered pass list for NVIDIA GPUs before sm_90a. Kernels with
+// raster_swizzle first take their blocks in panels (tile-rasterize-grid,
+// in one grid dimension: x takes up to 2^31 - 1 blocks, y only 65535).
+// Tensor-core gemm next (cuda-lower-gemm-mma: mma.sync with ldmatrix, accumulators in
 // registers, pipelined copies as multi-stage cp.async), then the shared
 // SIMT path for what it leaves: pipelined loops in order, fragments of
 // memory-bound kernels kept in registers (cuda-register-fragments: 16-byte
@@ -21,6 +23,7 @@
 namespace tile {
 
 void buildCUDAPipeline(const BackendContext &, PassManager &PM) {
+  PM.addPass(createRasterizeGridPass());
   PM.addPass(createLowerGemmToMMAPass());
   appendSIMTPasses(PM);
 }

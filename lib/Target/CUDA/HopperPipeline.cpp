@@ -1,6 +1,8 @@
 //===- HopperPipeline.cpp - The pass pipeline of the Hopper backend -------===//
 //
 // The Hopper variant (cuda with arch >= sm_90a) owns its pipeline. First,
+// kernels with raster_swizzle take their blocks in panels in one grid
+// dimension (tile-rasterize-grid, as for the CUDA backend); then
 // hopper-lower-gemm-wgmma turns qualifying f16/bf16 gemm K loops into
 // rings feeding wgmma with register accumulators (filled through TMA by a
 // producer warpgroup in kernels that are only the K loop, by cp.async
@@ -18,6 +20,7 @@
 namespace tile {
 
 void buildHopperPipeline(const BackendContext &, PassManager &PM) {
+  PM.addPass(createRasterizeGridPass());
   PM.addPass(createLowerGemmToWGMMAPass());
   PM.addPass(createWGMMAFragmentsPass());
   PM.addPass(createLowerGemmToMMAPass());

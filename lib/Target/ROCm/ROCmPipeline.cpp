@@ -1,6 +1,8 @@
 //===- ROCmPipeline.cpp - The pass pipeline of the ROCm backend -----------===//
 //
-// The ordered pass list for AMD GPUs. Pipelined loops run in order; gemms
+// The ordered pass list for AMD GPUs. Kernels with raster_swizzle take
+// their blocks in panels (keeping the grid's dimensions); pipelined loops
+// run in order; gemms
 // with f16/bf16 operands and f32 accumulators become per-lane MFMA code
 // (rocm-lower-gemm-mfma), with the accumulator in registers where its uses
 // allow; the remaining tile ops become element loops; the block-level code
@@ -26,6 +28,12 @@ namespace tile {
 
 /// The ROCm pipeline, in order.
 void buildROCmPipeline(const BackendContext &, PassManager &PM) {
+  // Rasterized grids keep their dimensions: an HSA dispatch counts its grid
+  // in work-items, 32 bits per dimension, so one dimension of gx * gy
+  // blocks would reach the limit sooner than the grid did.
+  std::unique_ptr<Pass> Raster = createRasterizeGridPass();
+  llvm::cantFail(Raster->setOption("flatten", "false"));
+  PM.addPass(std::move(Raster));
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createLowerGemmToMFMAPass());
   PM.addPass(createLowerTileOpsPass());
