@@ -93,3 +93,26 @@ def RasterizeGrid : Pass<TransformsPasses, "tile-rasterize-grid"> {
   ];
   let Constructor = "createRasterizeGridPass";
 }
+
+def PlanSharedMemory : Pass<TransformsPasses, "tile-plan-shared-memory"> {
+  let Summary = "Let shared buffers whose uses a barrier separates share bytes";
+  let Description = [{
+    The last pass of a GPU pipeline: places every shared buffer of a kernel
+    (`offset = N` on its allocation, bytes into the block's shared memory)
+    so that buffers share bytes when a `barrier` at the kernel's top level
+    lies between the last top-level statement (a loop or an `if` is one)
+    that touches one and the first that touches the other. Buffers that a
+    target-dialect op touches (asynchronous copies, wgmma, TMA, mbarriers,
+    ...) keep the offsets they have without a plan and share with nothing;
+    the others are placed in allocation order at the lowest 16-byte
+    aligned offset free of every buffer they may not share with, which is
+    never above their offset without a plan. Kernels whose shared
+    allocations have offsets already are left alone. With `remarks`, a
+    note per buffer gives its bytes and why it shares them or not.
+  }];
+  let Options = [
+    PassOption<"remarks", "bool", "false",
+               "explain each buffer's placement in a note">,
+  ];
+  let Constructor = "createPlanSharedMemoryPass";
+}

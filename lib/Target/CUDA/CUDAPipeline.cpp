@@ -10,7 +10,9 @@
 // copies, warp-shuffle reductions), remaining tile ops to element loops,
 // parallel loops shared out over the block's threads with the other
 // fragments in shared memory and barriers between block-level statements,
-// then simplification. This file also holds the table of the cuda-* passes
+// then simplification, and last the shared-memory plan
+// (tile-plan-shared-memory: buffers whose uses a barrier separates share
+// bytes of the dynamic shared memory). This file also holds the table of the cuda-* passes
 // (CUDAPasses.td), registered for both NVIDIA backends.
 //
 //===----------------------------------------------------------------------===//

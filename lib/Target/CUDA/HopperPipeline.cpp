@@ -11,7 +11,8 @@
 // accumulator layout (gemm chains with softmax-like code between them, as
 // in FlashAttention); gemms they leave go to the CUDA backend's mma.sync
 // lowering (cuda-lower-gemm-mma), and everything else takes the same
-// shared SIMT passes as the CUDA backend.
+// shared SIMT passes as the CUDA backend, the shared-memory plan last (the
+// rings, which wgmma and TMA read, keep their 1024-byte aligned offsets).
 //
 //===----------------------------------------------------------------------===//
 

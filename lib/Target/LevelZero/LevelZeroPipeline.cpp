@@ -7,7 +7,9 @@
 // out over the work-items of a work-group (which the device runs as
 // subgroups), with fragments in workgroup-local memory and barriers
 // between block-level statements that touch it; then the result is
-// simplified for LLVM.
+// simplified for LLVM, and local memory is planned
+// (tile-plan-shared-memory: buffers whose uses a barrier separates share
+// bytes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +35,7 @@ void buildLevelZeroPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createLowerTileOpsPass());
   PM.addPass(createLowerToSIMTPass());
   PM.addPass(createSimplifyPass());
+  PM.addPass(createPlanSharedMemoryPass());
 }
 
 llvm::Error runLevelZeroPipeline(const BackendContext &Ctx, Module &M) {

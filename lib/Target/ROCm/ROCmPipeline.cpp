@@ -8,7 +8,9 @@
 // allow; the remaining tile ops become element loops; the block-level code
 // is shared out over the work-items of a workgroup (waves of 64), with
 // fragments in LDS and barriers between block-level statements that touch
-// it; then the result is simplified for LLVM.
+// it; then the result is simplified for LLVM, and LDS is planned
+// (tile-plan-shared-memory: buffers whose uses a barrier separates share
+// bytes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +41,7 @@ void buildROCmPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createLowerTileOpsPass());
   PM.addPass(createLowerToSIMTPass());
   PM.addPass(createSimplifyPass());
+  PM.addPass(createPlanSharedMemoryPass());
 }
 
 llvm::Error runROCmPipeline(const BackendContext &Ctx, Module &M) {
