@@ -12,15 +12,19 @@
 // becomes
 //   kernel grid(gx * gy[, gz]) (%bid[, %bz]) {
 //     allocs
-//     let %panel = %bid / (P * gx)
+//     let %panel_blocks = min(P, gy) * gx
+//     let %panel = %bid / %panel_blocks
 //     let %rows = min(P, gy - %panel * P)
-//     let %in = %bid % (P * gx)
+//     let %in = %bid % %panel_blocks
 //     let %by = %panel * P + %in % %rows
 //     let %bx = %in / %rows
 //     ...
 //
 // The last panel holds the gy % P remaining rows (%rows), so the mapping is
-// a bijection onto the original grid for any gy. With `flatten=false` the
+// a bijection onto the original grid for any gy. A panel's blocks are
+// counted as min(P, gy) * gx rather than P * gx, which is the same where
+// there are P rows or more and cannot overflow where there are fewer (a
+// grid of gx * gy blocks fits in 32 bits, P * gx need not). With `flatten=false` the
 // grid keeps its dimensions and the linear index is computed in the kernel
 // (`let %bid = %bid_y * gx + %bid_x`), for targets that cap each grid
 // dimension. The attribute is removed; a 1-D grid (one row of blocks) and
@@ -87,13 +91,18 @@ public:
       By->setName(Names.fresh("bid_y"));
       Bid = let(Lets, "bid", ex::add(ex::mul(ex::ref(By), Gx->clone()), ex::ref(Bx)));
     }
-    ExprPtr PanelBlocks = ex::mul(ex::intLit(P, Ty), Gx->clone());
-    Value *Panel = let(Lets, "panel", div(ex::ref(Bid), PanelBlocks->clone()));
+    std::vector<ExprPtr> Height;
+    Height.push_back(ex::intLit(P, Ty));
+    Height.push_back(Gy->clone());
+    Value *PanelBlocks = let(Lets, "panel_blocks",
+                             ex::mul(ex::call(Intrinsic::Min, std::move(Height)),
+                                     Gx->clone()));
+    Value *Panel = let(Lets, "panel", div(ex::ref(Bid), ex::ref(PanelBlocks)));
     std::vector<ExprPtr> MinArgs;
     MinArgs.push_back(ex::intLit(P, Ty));
     MinArgs.push_back(ex::sub(Gy->clone(), ex::mul(ex::ref(Panel), ex::intLit(P, Ty))));
     Value *Rows = let(Lets, "rows", ex::call(Intrinsic::Min, std::move(MinArgs)));
-    Value *In = let(Lets, "in", rem(ex::ref(Bid), std::move(PanelBlocks)));
+    Value *In = let(Lets, "in", rem(ex::ref(Bid), ex::ref(PanelBlocks)));
     Lets.push_back(std::make_unique<LetStmt>(
         std::move(NewBy),
         ex::add(ex::mul(ex::ref(Panel), ex::intLit(P, Ty)),

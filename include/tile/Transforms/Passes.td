@@ -80,8 +80,9 @@ def RasterizeGrid : Pass<TransformsPasses, "tile-rasterize-grid"> {
     that the blocks running at one time share their A and B tiles in L2.
     The grid becomes grid(gx * gy[, gz]) with one block index %bid, and lets
     at the top of the kernel recompute %bx and %by from it:
-    panel = bid / (P * gx), rows = min(P, gy - panel * P),
-    in = bid % (P * gx), by = panel * P + in % rows, bx = in / rows. With
+    panel_blocks = min(P, gy) * gx, panel = bid / panel_blocks,
+    rows = min(P, gy - panel * P), in = bid % panel_blocks,
+    by = panel * P + in % rows, bx = in / rows. With
     flatten=false the grid keeps its dimensions and the kernel computes
     %bid = %by * gx + %bx first, for targets that cap each grid dimension.
     The attribute is removed; kernels without it are left alone, and a
