@@ -70,10 +70,16 @@ llvm::Value *StaticSharedArrays::allocate(llvm::IRBuilder<> &B,
         llvm::GlobalValue::InternalLinkage, nullptr,
         K.Fn->getName() + "." + Suffix + ".placeholder", nullptr,
         llvm::GlobalValue::NotThreadLocal, AddrSpace);
-  int64_t Offset = (K.SharedBytes + 15) / 16 * 16;
-  K.SharedBytes = Offset + int64_t(Bytes);
+  int64_t Offset = placeSharedBuffer(K, Bytes);
   return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), KA.Placeholder, Offset,
                                       Buf.getName());
+}
+
+int64_t tile::placeSharedBuffer(KernelEmission &K, uint64_t Bytes) {
+  int64_t Offset = K.PlannedSharedOffset ? *K.PlannedSharedOffset
+                                         : (K.SharedBytes + 15) / 16 * 16;
+  K.SharedBytes = std::max(K.SharedBytes, Offset + int64_t(Bytes));
+  return Offset;
 }
 
 void StaticSharedArrays::finish(const KernelArtifact &A) {
@@ -426,7 +432,8 @@ llvm::Error LLVMEmitter::emitBlock(const Block &Blk, KernelEmission &K) {
 llvm::Error LLVMEmitter::emitStmt(const Stmt &S, KernelEmission &K) {
   switch (S.getKind()) {
   case Stmt::Kind::Alloc: {
-    const BufferValue *Buf = cast<AllocStmt>(S).getBuffer();
+    const auto &Alloc = cast<AllocStmt>(S);
+    const BufferValue *Buf = Alloc.getBuffer();
     if (Buf->getScope() == MemScope::Global)
       return llvm::createStringError("global workspace '%" + Buf->getName() +
                                      "' inside a kernel");
@@ -437,8 +444,11 @@ llvm::Error LLVMEmitter::emitStmt(const Stmt &S, KernelEmission &K) {
     uint64_t N = 1;
     for (int64_t D : *Shape)
       N *= D;
+    if (const Attribute *Off = Alloc.getAttrs().get("offset"))
+      K.PlannedSharedOffset = Off->getInt();
     llvm::Value *Base = Target->allocateOnChip(
         B, K, *Buf, getLLVMMemType(C, Buf->getDType()), N);
+    K.PlannedSharedOffset.reset();
     bindBuffer(Buf, Base);
     return llvm::Error::success();
   }

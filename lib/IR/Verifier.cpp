@@ -771,9 +771,13 @@ private:
   void checkAllocAttrs(const AllocStmt &Alloc) {
     const BufferValue *B = Alloc.getBuffer();
     for (const NamedAttribute &A : Alloc.getAttrs()) {
+      if (A.Name == "offset") {
+        checkOffsetAttr(*B, A);
+        continue;
+      }
       if (A.Name != "layout") {
         fail(A.Loc, "unknown allocation attribute '" + A.Name +
-                        "'; allocations take: layout");
+                        "'; allocations take: layout, offset");
         continue;
       }
       if (B->getScope() != MemScope::Shared) {
@@ -789,6 +793,23 @@ private:
                         "'; expected swizzle(32), swizzle(64), swizzle(128), "
                         "padded(N) with N > 0, or row_major");
     }
+  }
+
+  /// `offset = N` places a shared buffer N bytes into the block's shared
+  /// memory (tile-plan-shared-memory writes it). The code generators slice
+  /// shared memory in 16-byte aligned pieces, and buffers of other scopes
+  /// are not in it.
+  void checkOffsetAttr(const BufferValue &B, const NamedAttribute &A) {
+    if (B.getScope() != MemScope::Shared) {
+      fail(A.Loc, "only shared buffers take an offset; '%" + B.getName() +
+                      "' is in " + getScopeName(B.getScope()) + " memory");
+      return;
+    }
+    if (A.Value.getKind() != Attribute::Kind::Int || A.Value.getInt() < 0 ||
+        A.Value.getInt() % 16 != 0)
+      fail(A.Loc, "allocation attribute 'offset' must be a non-negative "
+                  "multiple of 16 (bytes into the block's shared memory), "
+                  "got '" + A.Value.str() + "'");
   }
 
   static bool isValidLayout(const Attribute &V) {

@@ -20,6 +20,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ struct KernelEmission {
   /// Bytes of on-chip (shared) memory the kernel allocated through
   /// allocateOnChip, for the launch.
   int64_t SharedBytes = 0;
+  /// While allocateOnChip runs for a shared buffer: the byte offset
+  /// tile-plan-shared-memory gave it (its allocation's `offset`), if any.
+  std::optional<int64_t> PlannedSharedOffset;
   /// Target-private state (e.g. the kernel's dynamic shared memory base).
   llvm::Value *SharedBase = nullptr;
   /// Tensor map arguments the target's createKernel added after the
@@ -116,6 +120,11 @@ public:
   virtual bool annotateParallelLoops() const { return true; }
 };
 
+/// The byte offset of a new shared buffer of \p Bytes in the kernel's
+/// shared memory, which grows to hold it: its planned offset, or else the
+/// next 16-byte aligned slice after everything allocated so far.
+int64_t placeSharedBuffer(KernelEmission &K, uint64_t Bytes);
+
 /// A per-thread array of \p NumElems \p ElemTy for \p Buf (an alloca at the
 /// kernel's entry, 16-byte aligned), which LLVM promotes to registers where
 /// every index is a constant.
@@ -124,8 +133,8 @@ llvm::Value *createPerThreadArray(llvm::IRBuilder<> &B, KernelEmission &K,
                                   uint64_t NumElems);
 
 /// Shared memory for targets that declare it statically (AMDGPU LDS,
-/// OpenCL local memory): each kernel's shared buffers are 16-byte aligned
-/// slices of one array in \p AddrSpace, whose size is known only once the
+/// OpenCL local memory): each kernel's shared buffers are slices of one
+/// array (placed by placeSharedBuffer) in \p AddrSpace, whose size is known only once the
 /// kernel is emitted. allocate() during emission; finish() afterwards gives
 /// every kernel's array its size.
 class StaticSharedArrays {

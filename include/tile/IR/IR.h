@@ -469,6 +469,9 @@ public:
   const Expr *getThreads() const { return Threads.get(); }
   ExprPtr &getThreadsMutable() { return Threads; }
   llvm::ArrayRef<std::unique_ptr<Value>> getBlockIndices() const { return BlockIdx; }
+  /// One block index per grid dimension; a pass that changes the grid's
+  /// rank changes both together.
+  std::vector<std::unique_ptr<Value>> &getBlockIndicesMutable() { return BlockIdx; }
   /// Null when the kernel does not use the thread index.
   Value *getThreadIndex() const { return ThreadIdx.get(); }
   /// Removes the thread index binding (once no expression refers to it).

@@ -70,3 +70,50 @@ def LowerToSIMT : Pass<TransformsPasses, "tile-lower-to-simt"> {
   ];
   let Constructor = "createLowerToSIMTPass";
 }
+
+def RasterizeGrid : Pass<TransformsPasses, "tile-rasterize-grid"> {
+  let Summary = "Launch the blocks of raster_swizzle kernels in panels of rows";
+  let Description = [{
+    Implements the kernel attribute `raster_swizzle = P`: the blocks of a
+    grid(gx, gy[, gz]) are taken in panels of P rows of blocks, column by
+    column within a panel (the last panel holds the gy % P rows left), so
+    that the blocks running at one time share their A and B tiles in L2.
+    The grid becomes grid(gx * gy[, gz]) with one block index %bid, and lets
+    at the top of the kernel recompute %bx and %by from it:
+    panel_blocks = min(P, gy) * gx, panel = bid / panel_blocks,
+    rows = min(P, gy - panel * P), in = bid % panel_blocks,
+    by = panel * P + in % rows, bx = in / rows. With
+    flatten=false the grid keeps its dimensions and the kernel computes
+    %bid = %by * gx + %bx first, for targets that cap each grid dimension.
+    The attribute is removed; kernels without it are left alone, and a
+    1-D grid or P = 1 is already in panel order (only the attribute goes).
+  }];
+  let Options = [
+    PassOption<"flatten", "bool", "true",
+               "launch gx * gy blocks in one grid dimension (false: keep the grid's dimensions)">,
+  ];
+  let Constructor = "createRasterizeGridPass";
+}
+
+def PlanSharedMemory : Pass<TransformsPasses, "tile-plan-shared-memory"> {
+  let Summary = "Let shared buffers whose uses a barrier separates share bytes";
+  let Description = [{
+    The last pass of a GPU pipeline: places every shared buffer of a kernel
+    (`offset = N` on its allocation, bytes into the block's shared memory)
+    so that buffers share bytes when a `barrier` at the kernel's top level
+    lies between the last top-level statement (a loop or an `if` is one)
+    that touches one and the first that touches the other. Buffers that a
+    target-dialect op touches (asynchronous copies, wgmma, TMA, mbarriers,
+    ...) keep the offsets they have without a plan and share with nothing;
+    the others are placed in allocation order at the lowest 16-byte
+    aligned offset free of every buffer they may not share with, which is
+    never above their offset without a plan. Kernels whose shared
+    allocations have offsets already are left alone. With `remarks`, a
+    note per buffer gives its bytes and why it shares them or not.
+  }];
+  let Options = [
+    PassOption<"remarks", "bool", "false",
+               "explain each buffer's placement in a note">,
+  ];
+  let Constructor = "createPlanSharedMemoryPass";
+}

@@ -1,6 +1,10 @@
 //===- CPUPipeline.cpp - The pass pipeline of the CPU backend -------------===//
 //
-// The complete, ordered pass list for CPUs. Pipelined loops run in order,
+// The complete, ordered pass list for CPUs. Kernels with raster_swizzle
+// take their blocks in panels, in one grid dimension, so that the tasks of
+// cpu-coarsen-grid run contiguous runs of panel order (blocks running at
+// one time share their A and B tiles in the shared last-level cache, as on
+// a GPU in L2). Pipelined loops run in order,
 // gemm becomes register-blocked loops that LLVM turns into FMA
 // micro-kernels (cpu-lower-gemm), element-wise runs over fragments one
 // loop over global memory (cpu-fuse-elementwise), the other tile ops loops
@@ -27,6 +31,7 @@ namespace tile {
 
 /// The CPU pipeline, in order.
 void buildCPUPipeline(const BackendContext &, PassManager &PM) {
+  PM.addPass(createRasterizeGridPass());
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createCPULowerGemmPass());
   PM.addPass(createCPUFuseElementwisePass());

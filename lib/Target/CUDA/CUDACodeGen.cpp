@@ -111,7 +111,8 @@ public:
     const llvm::DataLayout &DL = M.getDataLayout();
     uint64_t Bytes = DL.getTypeAllocSize(ElemTy) * NumElems;
     if (Buf.getScope() == MemScope::Shared) {
-      // Dynamic shared memory: one extern array, 16-byte aligned slices.
+      // Dynamic shared memory: one extern array, slices at their planned
+      // offsets (16-byte aligned).
       llvm::GlobalVariable *Smem = M.getGlobalVariable("__tile_smem");
       if (!Smem) {
         Smem = new llvm::GlobalVariable(
@@ -120,8 +121,7 @@ public:
             llvm::GlobalValue::NotThreadLocal, 3);
         Smem->setAlignment(llvm::Align(16));
       }
-      int64_t Offset = (K.SharedBytes + 15) / 16 * 16;
-      K.SharedBytes = Offset + int64_t(Bytes);
+      int64_t Offset = placeSharedBuffer(K, Bytes);
       return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Smem, Offset,
                                           Buf.getName());
     }

@@ -17,13 +17,15 @@ namespace tile {
 /// The shared SIMT path both NVIDIA pipelines start from: pipelined loops
 /// in order, fragments of memory-bound kernels in registers (vector
 /// copies, warp-shuffle reductions), the remaining tile ops to element
-/// loops, per-thread code, clean-up.
+/// loops, per-thread code, clean-up, then the shared-memory plan (buffers
+/// whose uses a block-wide barrier separates share bytes).
 inline void appendSIMTPasses(PassManager &PM) {
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createRegisterFragmentsPass());
   PM.addPass(createLowerTileOpsPass());
   PM.addPass(createLowerToSIMTPass());
   PM.addPass(createSimplifyPass());
+  PM.addPass(createPlanSharedMemoryPass());
 }
 
 } // namespace tile

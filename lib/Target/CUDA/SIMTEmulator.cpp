@@ -497,10 +497,12 @@ llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
     for (int64_t D : *Shape)
       Buf.NumElems *= D;
     if (Buf.Where == Storage::Shared) {
-      // As the CUDA code generator: 16-byte aligned slices of the kernel's
-      // dynamic shared memory in allocation order.
-      Buf.SmemOffset = (SmemBytes + 15) / 16 * 16;
-      SmemBytes = Buf.SmemOffset + Buf.NumElems * Buf.Bytes;
+      // As the CUDA code generator: the offset tile-plan-shared-memory
+      // gave the buffer, or else the next 16-byte aligned slice of the
+      // kernel's dynamic shared memory in allocation order.
+      const Attribute *Off = cast<AllocStmt>(S).getAttrs().get("offset");
+      Buf.SmemOffset = Off ? Off->getInt() : (SmemBytes + 15) / 16 * 16;
+      SmemBytes = std::max(SmemBytes, Buf.SmemOffset + Buf.NumElems * Buf.Bytes);
     } else {
       Buf.Lanes.assign(size_t(CurThreads * Buf.NumElems),
                        std::numeric_limits<double>::quiet_NaN());

@@ -1,8 +1,9 @@
 //===- MetalPipeline.cpp - The pass pipeline of the Metal backend ---------===//
 //
 // Apple GPUs run threadgroups of SIMT threads in 32-wide simdgroups with
-// threadgroup memory and 8x8 simdgroup matrices: dtypes are checked on the
-// original ops, pipelined loops become serial, gemms that fit become
+// threadgroup memory and 8x8 simdgroup matrices: kernels with
+// raster_swizzle take their blocks in panels (keeping the grid's
+// dimensions), dtypes are checked on the original ops, pipelined loops become serial, gemms that fit become
 // metal.simdgroup_mma, the other tile ops become element loops, and the
 // block-level kernel becomes per-thread code with fragments in threadgroup
 // memory.
@@ -24,6 +25,12 @@ namespace tile {
 
 /// The Metal pipeline, in order.
 void buildMetalPipeline(const BackendContext &, PassManager &PM) {
+  // Rasterized grids keep their dimensions: threadgroups per grid are
+  // bounded per dimension by the device, and the grid stays within the
+  // bounds it was written for.
+  std::unique_ptr<Pass> Raster = createRasterizeGridPass();
+  llvm::cantFail(Raster->setOption("flatten", "false"));
+  PM.addPass(std::move(Raster));
   PM.addPass(createMetalCheckTypesPass());
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createMetalLowerGemmSimdgroupPass());

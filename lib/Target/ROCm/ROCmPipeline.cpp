@@ -1,12 +1,16 @@
 //===- ROCmPipeline.cpp - The pass pipeline of the ROCm backend -----------===//
 //
-// The ordered pass list for AMD GPUs. Pipelined loops run in order; gemms
+// The ordered pass list for AMD GPUs. Kernels with raster_swizzle take
+// their blocks in panels (keeping the grid's dimensions); pipelined loops
+// run in order; gemms
 // with f16/bf16 operands and f32 accumulators become per-lane MFMA code
 // (rocm-lower-gemm-mfma), with the accumulator in registers where its uses
 // allow; the remaining tile ops become element loops; the block-level code
 // is shared out over the work-items of a workgroup (waves of 64), with
 // fragments in LDS and barriers between block-level statements that touch
-// it; then the result is simplified for LLVM.
+// it; then the result is simplified for LLVM, and LDS is planned
+// (tile-plan-shared-memory: buffers whose uses a barrier separates share
+// bytes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,11 +30,18 @@ namespace tile {
 
 /// The ROCm pipeline, in order.
 void buildROCmPipeline(const BackendContext &, PassManager &PM) {
+  // Rasterized grids keep their dimensions: an HSA dispatch counts its grid
+  // in work-items, 32 bits per dimension, so one dimension of gx * gy
+  // blocks would reach the limit sooner than the grid did.
+  std::unique_ptr<Pass> Raster = createRasterizeGridPass();
+  llvm::cantFail(Raster->setOption("flatten", "false"));
+  PM.addPass(std::move(Raster));
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createLowerGemmToMFMAPass());
   PM.addPass(createLowerTileOpsPass());
   PM.addPass(createLowerToSIMTPass());
   PM.addPass(createSimplifyPass());
+  PM.addPass(createPlanSharedMemoryPass());
 }
 
 llvm::Error runROCmPipeline(const BackendContext &Ctx, Module &M) {

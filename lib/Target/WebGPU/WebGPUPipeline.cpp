@@ -2,7 +2,9 @@
 //
 // WGSL runs a workgroup's invocations in lockstep-free SIMT style, with
 // workgroup memory and workgroupBarrier, and has no asynchronous copies or
-// matrix units: dtypes are checked on the original ops, pipelined loops
+// matrix units: kernels with raster_swizzle take their blocks in panels
+// (keeping the grid's dimensions), dtypes are checked on the original
+// ops, pipelined loops
 // become serial, tile ops become element loops, and the block-level kernel
 // becomes per-thread code with fragments in workgroup memory.
 //
@@ -23,6 +25,11 @@ namespace tile {
 
 /// The WebGPU pipeline, in order.
 void buildWebGPUPipeline(const BackendContext &, PassManager &PM) {
+  // Rasterized grids keep their dimensions: a dispatch takes at most 65535
+  // workgroups per dimension (maxComputeWorkgroupsPerDimension).
+  std::unique_ptr<Pass> Raster = createRasterizeGridPass();
+  llvm::cantFail(Raster->setOption("flatten", "false"));
+  PM.addPass(std::move(Raster));
   PM.addPass(createWebGPUCheckTypesPass());
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createLowerTileOpsPass());
