@@ -168,6 +168,52 @@ std::vector<StmtPtr> &kernelBody(Module &M) {
 
 /// IR that no parser produces, as a faulty pass might: values and buffers
 /// used where they are not bound.
+TEST_F(CUDAEmulatorTest, TmaAndMbarrierOperandsTheVerifierRejects) {
+  TensorArg Y = TensorArg::filled({128}, 0);
+  TensorArg A = TensorArg::filled({8, 64}, 0);
+  // An mbarrier that is not an element of a shared 64-bit integer buffer.
+  EXPECT_EQ(run(R"(func @f(%Y: f32[128]) {
+  kernel grid(1) threads(128) (%bx) thread(%tx) {
+    %bar = alloc shared f32[2]
+    cuda.mbarrier_init %bar[0], 1
+  }
+})",
+                {Y}, /*Verify=*/false),
+            "test.tile:4:24: error: 'cuda.mbarrier_init' takes an mbarrier, an "
+            "element of a shared u64 or i64 buffer, not one of '%bar'");
+  // A TMA tensor of rank 1, and a destination of another dtype.
+  EXPECT_EQ(run(R"(func @f(%Y: f32[128]) {
+  kernel grid(1) threads(128) (%bx) thread(%tx) {
+    %s = alloc shared f32[128]
+    %bar = alloc shared u64[1]
+    cuda.tma_load %Y, 0, 0 -> %s[0], %bar[0] {box_rows = 1, box_cols = 4}
+  }
+})",
+                {Y}, /*Verify=*/false),
+            "test.tile:5:19: error: 'cuda.tma_load' reads a global tensor of "
+            "rank 2 to 5, not '%Y'");
+  EXPECT_EQ(run(R"(func @f(%A: f16[8, 64]) {
+  kernel grid(1) threads(128) (%bx) thread(%tx) {
+    %s = alloc shared f32[512]
+    %bar = alloc shared u64[1]
+    cuda.tma_load %A, 0, 0 -> %s[0], %bar[0] {box_rows = 8, box_cols = 64}
+  }
+})",
+                {A}, /*Verify=*/false),
+            "test.tile:5:31: error: 'cuda.tma_load' writes shared memory of "
+            "the tensor's dtype, not '%s'");
+  // cuda.tma_ready's flag in shared memory.
+  EXPECT_EQ(run(R"(func @f(%A: f16[8, 64]) {
+  kernel grid(1) threads(128) (%bx) thread(%tx) {
+    %ok = alloc shared i32[1]
+    cuda.tma_ready %A, 64 -> %ok[0]
+  }
+})",
+                {A}, /*Verify=*/false),
+            "test.tile:4:30: error: 'cuda.tma_ready' writes an integer flag to "
+            "a thread's registers, not to '%ok'");
+}
+
 TEST_F(CUDAEmulatorTest, ValuesUsedOutsideTheirScope) {
   TensorArg Y = TensorArg::filled({4}, 0);
   const char *Text = R"(func @f(%Y: f32[4]) {

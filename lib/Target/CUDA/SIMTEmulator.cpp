@@ -734,13 +734,32 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
     CurHasWgmma = true;
   };
   // The elements of a buffer an mbarrier op names are the kernel's
-  // mbarriers, numbered densely.
-  auto MarkMbarriers = [&](unsigned RegionNo) {
+  // mbarriers, numbered densely. (The verifier makes these checks too; the
+  // emulator also runs IR nothing verified.)
+  auto MarkMbarriers = [&](unsigned RegionNo) -> llvm::Error {
     Buffer &B = Buffers[X.Regions[RegionNo].Buf];
+    if (B.Where != Storage::Shared || B.Bytes != 8 || isFloat(B.Ty))
+      return makeError(X.Regions[RegionNo].Loc,
+                       "'" + Op.getName() + "' takes an mbarrier, an element "
+                       "of a shared u64 or i64 buffer, not one of '%" +
+                           B.getName() + "'");
     if (B.MbarrierBase < 0) {
       B.MbarrierBase = NumMbarriers;
       NumMbarriers += uint32_t(B.NumElems);
     }
+    return llvm::Error::success();
+  };
+  // The tensor of cuda.tma_load and cuda.tma_ready: global, rank 2 to 5,
+  // named whole or by one index per dimension.
+  auto CheckTmaTensor = [&]() -> llvm::Error {
+    const XRegion &R = X.Regions[0];
+    const Buffer &T = Buffers[R.Buf];
+    size_t Rank = T.Decl->getRank();
+    if (T.Where != Storage::Global || Rank < 2 || Rank > 5 ||
+        (!R.Off.empty() && R.Off.size() != Rank))
+      return makeError(R.Loc, "'" + Op.getName() + "' reads a global tensor "
+                              "of rank 2 to 5, not '%" + T.getName() + "'");
+    return llvm::Error::success();
   };
   switch (X.Op) {
   case EmuOp::AtomicElem: {
@@ -797,7 +816,15 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
     CurHasWgmma = true;
     break;
   case EmuOp::TmaLoad: {
-    MarkMbarriers(2);
+    if (llvm::Error E = CheckTmaTensor())
+      return std::move(E);
+    if (llvm::Error E = MarkMbarriers(2))
+      return std::move(E);
+    const Buffer &T = Buffers[X.Regions[0].Buf], &D = Buffers[X.Regions[1].Buf];
+    if (D.Where != Storage::Shared || D.Ty != T.Ty)
+      return makeError(X.Regions[1].Loc,
+                       "'cuda.tma_load' writes shared memory of the tensor's "
+                       "dtype, not '%" + D.getName() + "'");
     TmaMap M;
     M.Loc = X.getLoc();
     M.Tensor = X.Regions[0].Buf;
@@ -810,14 +837,26 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
     break;
   }
   case EmuOp::MbarrierArrive:
-    MarkMbarriers(0);
+    if (llvm::Error E = MarkMbarriers(0))
+      return std::move(E);
     X.Ints = {Int("tx_bytes"), Bool("per_warp")};
     break;
   case EmuOp::MbarrierInit:
   case EmuOp::MbarrierWait:
   case EmuOp::LdgstsArrive:
-    MarkMbarriers(0);
+    if (llvm::Error E = MarkMbarriers(0))
+      return std::move(E);
     break;
+  case EmuOp::TmaReady: {
+    if (llvm::Error E = CheckTmaTensor())
+      return std::move(E);
+    const Buffer &D = Buffers[X.Regions[1].Buf];
+    if (D.Where != Storage::Thread || isFloat(D.Ty))
+      return makeError(X.Regions[1].Loc,
+                       "'cuda.tma_ready' writes an integer flag to a "
+                       "thread's registers, not to '%" + D.getName() + "'");
+    break;
+  }
   case EmuOp::Setmaxnreg: {
     bool Inc = Op.getAttrOrDefault("action").getStr() == "inc";
     X.Ints = {int64_t(Inc), Int("count")};
