@@ -214,6 +214,29 @@ TEST_F(CUDAEmulatorTest, TmaAndMbarrierOperandsTheVerifierRejects) {
             "a thread's registers, not to '%ok'");
 }
 
+TEST_F(CUDAEmulatorTest, KernelsWithNothingToRun) {
+  // An empty body: the block's one group finishes without a statement (a
+  // crash before: the scheduler took that for a deadlock).
+  TensorArg Y = TensorArg::filled({4}, 0);
+  EXPECT_EQ(run(R"(func @f(%Y: f32[4]) {
+  kernel grid(2) threads(64) (%bx) {
+  }
+})",
+                {Y}, true, "cuda -arch=sm_80"),
+            "success");
+  // Warps of a kernel with mbarriers that do nothing but finish.
+  EXPECT_EQ(run(R"(func @f(%Y: f32[4]) {
+  kernel grid(2) threads(128) (%bx) thread(%tx) {
+    %bar = alloc shared u64[1]
+    if %tx == 0 {
+      cuda.mbarrier_init %bar[0], 1
+    }
+  }
+})",
+                {Y}),
+            "success");
+}
+
 TEST_F(CUDAEmulatorTest, ValuesUsedOutsideTheirScope) {
   TensorArg Y = TensorArg::filled({4}, 0);
   const char *Text = R"(func @f(%Y: f32[4]) {

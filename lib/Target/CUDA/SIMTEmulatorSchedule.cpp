@@ -320,8 +320,11 @@ bool SIMTEmulator::runGroup(Group &G) {
     TempTop = Mark;
     ++Progress;
   }
-  if (!Failed)
+  if (!Failed) {
+    // Finishing is progress too (a group may have nothing to run).
     G.St = Group::State::Done;
+    ++Progress;
+  }
   return Progress != Start;
 }
 
