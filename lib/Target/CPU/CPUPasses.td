@@ -31,8 +31,11 @@ def CPULowerGemm : Pass<CPUPasses, "cpu-lower-gemm"> {
     edges take the remaining rows and columns. By default NR is two
     vector registers of the accumulator's type and MR the most rows (at
     most 8) whose accumulators, broadcasts of A and a vector of B fit the
-    vector registers, as LLVM's cost model for the target describes them;
-    without a target, as for AVX2 (256-bit, 16 registers: 4 x 16 for f32).
+    vector registers, as LLVM's cost model for the target describes them,
+    at the vector width the kernel is compiled for (the widest the CPU has
+    unless the kernel computes a math function lane by lane: 8 x 32 for
+    f32 with AVX-512); without a target, as for AVX2 (256-bit, 16
+    registers: 4 x 16 for f32).
   }];
   let Options = [
     PassOption<"mr", "int", "0",

@@ -15,9 +15,12 @@
 // one element at a time; it is packed only to convert it once. Edges that
 // MR and NR do not divide become blocks of the remaining size.
 //
-// MR and NR come from the target's vector registers (LLVM's cost model):
-// NR is two vector widths and MR as large as the registers allow, at most
-// 8 (4 x 16 for f32 on AVX2, 8 x 32 on AVX-512). The column-outer order
+// MR and NR come from the target's vector registers (LLVM's cost model) at
+// the width the kernel is compiled for (getKernelVectorBits: the widest the
+// CPU has, unless the kernel computes a math function lane by lane): NR is
+// two vector widths and MR as large as the registers allow, at most 8
+// (4 x 16 for f32 on AVX2, 8 x 32 on AVX-512, 8 x 16 on AVX-512 in a
+// kernel that keeps 256-bit vectors). The column-outer order
 // keeps the MR broadcasts of A live across the column groups; a row-outer
 // order would need fewer registers but LLVM's SLP vectorizer groups its
 // lanes badly.
@@ -90,9 +93,16 @@ struct Blocking {
 
 class GemmLowering {
 public:
-  GemmLowering(Function &F, CPUVectorInfo Vec, int64_t MR, int64_t NR)
-      : Names(F), Vec(Vec), ForcedMR(MR), ForcedNR(NR) {}
+  GemmLowering(Function &F, int64_t MR, int64_t NR)
+      : Names(F), ForcedMR(MR), ForcedNR(NR) {}
 
+  /// Lowers the gemms of \p K for vector registers \p KernelVec.
+  void lowerKernel(KernelStmt &K, const CPUVectorInfo &KernelVec) {
+    Vec = KernelVec;
+    lowerBlock(K.getBodyMutable());
+  }
+
+private:
   void lowerBlock(Block &B) {
     Stmts Out;
     for (StmtPtr &S : B.Stmts) {
@@ -109,7 +119,6 @@ public:
     B.Stmts = std::move(Out);
   }
 
-private:
   //===--- Statement builders ---------------------------------------------===//
 
   static Block block(Stmts S) {
@@ -375,8 +384,16 @@ public:
       }
       Vec = *Info;
     }
-    for (const auto &F : M.getFunctions())
-      GemmLowering(*F, Vec, MR, NR).lowerBlock(F->getBodyMutable());
+    for (const auto &F : M.getFunctions()) {
+      std::vector<KernelStmt *> Kernels;
+      walkStmts(F->getBodyMutable(), [&](Stmt &St) {
+        if (auto *K = dyn_cast<KernelStmt>(&St))
+          Kernels.push_back(K);
+      });
+      GemmLowering L(*F, MR, NR);
+      for (KernelStmt *K : Kernels)
+        L.lowerKernel(*K, getKernelVectorInfo(Vec, *K));
+    }
     return true;
   }
 };
