@@ -12,6 +12,7 @@
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -27,6 +28,11 @@ namespace {
 
 class CPUDeviceTarget : public LLVMDeviceTarget {
 public:
+  explicit CPUDeviceTarget(CPUVectorInfo Vec) : Vec(std::move(Vec)) {}
+
+  /// The kernel's vector width is the one the CPU passes sized its loops
+  /// for (getKernelVectorBits); it is stated on the function where it is
+  /// not the width LLVM's tuning for the CPU prefers anyway.
   llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
                                KernelEmission &K) override {
     llvm::LLVMContext &C = M.getContext();
@@ -37,6 +43,9 @@ public:
     llvm::Function *F =
         llvm::Function::Create(FT, llvm::Function::ExternalLinkage, Name, M);
     F->addFnAttr(llvm::Attribute::NoUnwind);
+    unsigned Bits = getKernelVectorBits(Vec, *K.Kernel);
+    if (Bits != Vec.VectorBits)
+      F->addFnAttr(kPreferVectorWidthAttr, llvm::utostr(Bits));
     F->getArg(0)->setName("args");
     F->getArg(1)->setName("bx");
     F->getArg(2)->setName("by");
@@ -85,6 +94,9 @@ public:
                        B.getInt32(1)});
     return llvm::Error::success();
   }
+
+private:
+  CPUVectorInfo Vec;
 };
 
 /// Makes \p St store its value as a vector of integers of the same element
@@ -115,8 +127,9 @@ void storeAsIntegers(llvm::StoreInst *St) {
 /// splits an unaligned one into 8-byte stores, which fill the write
 /// combining buffers far more slowly. The tensors' alignment is not known
 /// at compile time, so each store of 16 bytes or more tests its address:
-/// aligned (always, for aligned tensors and tile offsets, so the branch
-/// predicts perfectly) it is one aligned store, otherwise the split one.
+/// aligned to its size (always, for aligned tensors and tile offsets, so
+/// the branch predicts perfectly) it is one aligned store, otherwise the
+/// split one; a 64-byte store is first tried at 32-byte alignment.
 void streamGlobalStores(llvm::Module &LM) {
   if (!llvm::Triple(LM.getTargetTriple()).isX86())
     return;
@@ -142,19 +155,29 @@ void streamGlobalStores(llvm::Module &LM) {
       continue;
     for (llvm::StoreInst *St : Stores) {
       uint64_t Size = DL.getTypeStoreSize(St->getValueOperand()->getType());
-      uint64_t Want = std::min<uint64_t>(Size, 32);
-      if (Size < 16 || !llvm::isPowerOf2_64(Want) || St->getAlign().value() >= Want)
+      uint64_t Want = std::min<uint64_t>(Size, 64);
+      if (Size < 16 || !llvm::isPowerOf2_64(Want))
         continue;
-      llvm::IRBuilder<> B(St);
-      llvm::Value *Addr = B.CreatePtrToInt(St->getPointerOperand(), B.getInt64Ty());
-      llvm::Value *Aligned =
-          B.CreateICmpEQ(B.CreateAnd(Addr, B.getInt64(Want - 1)), B.getInt64(0));
-      llvm::Instruction *Then, *Else;
-      llvm::SplitBlockAndInsertIfThenElse(Aligned, St->getIterator(), &Then, &Else);
-      auto *A = llvm::cast<llvm::StoreInst>(St->clone());
-      A->setAlignment(llvm::Align(Want));
-      A->insertBefore(Then->getIterator());
-      St->moveBefore(Else->getIterator());
+      // A 64-byte vector whose address is only 32-byte aligned (every other
+      // row of an odd-width f32 matrix) still takes two aligned 32-byte
+      // stores.
+      llvm::SmallVector<uint64_t, 2> Levels = {Want};
+      if (Want > 32)
+        Levels.push_back(32);
+      for (uint64_t L : Levels) {
+        if (St->getAlign().value() >= L)
+          break;
+        llvm::IRBuilder<> B(St);
+        llvm::Value *Addr = B.CreatePtrToInt(St->getPointerOperand(), B.getInt64Ty());
+        llvm::Value *Aligned =
+            B.CreateICmpEQ(B.CreateAnd(Addr, B.getInt64(L - 1)), B.getInt64(0));
+        llvm::Instruction *Then, *Else;
+        llvm::SplitBlockAndInsertIfThenElse(Aligned, St->getIterator(), &Then, &Else);
+        auto *A = llvm::cast<llvm::StoreInst>(St->clone());
+        A->setAlignment(llvm::Align(L));
+        A->insertBefore(Then->getIterator());
+        St->moveBefore(Else->getIterator());
+      }
     }
     for (llvm::BasicBlock &BB : F)
       if (auto *R = llvm::dyn_cast<llvm::ReturnInst>(BB.getTerminator())) {
@@ -194,9 +217,12 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
                                   KernelArtifact &Artifact) {
   if (Ctx.getTarget().getKind().Name == llvm::StringRef("c"))
     return makeNotImplementedError(Ctx, "C source codegen");
+  llvm::Expected<CPUVectorInfo> Vec = getCPUVectorInfo(Ctx.getTarget());
+  if (!Vec)
+    return Vec.takeError();
   llvm::LLVMContext C;
   llvm::Module LM("tile-device", C);
-  CPUDeviceTarget T;
+  CPUDeviceTarget T(std::move(*Vec));
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
   Artifact.DeviceFmt = DeviceFormat::Object;

@@ -31,14 +31,27 @@ def CPULowerGemm : Pass<CPUPasses, "cpu-lower-gemm"> {
     edges take the remaining rows and columns. By default NR is two
     vector registers of the accumulator's type and MR the most rows (at
     most 8) whose accumulators, broadcasts of A and a vector of B fit the
-    vector registers, as LLVM's cost model for the target describes them;
-    without a target, as for AVX2 (256-bit, 16 registers: 4 x 16 for f32).
+    vector registers, as LLVM's cost model for the target describes them,
+    at the vector width the kernel is compiled for (the widest the CPU has
+    unless the kernel computes a math function lane by lane: 8 x 32 for
+    f32 with AVX-512); without a target, as for AVX2 (256-bit, 16
+    registers: 4 x 16 for f32).
+
+    In a serial or pipelined loop over %v (a K loop) whose body copies
+    tiles of global tensors
+    indexed by %v into the gemm's A or B before the gemm, the gemm
+    prefetches (`cpu.prefetch`, into L2) the tiles those copies read at %v
+    + `prefetch-distance`: the lines of each tile are spread evenly over
+    the micro-kernels, each starting with its share, so that the next
+    step's copies read from the cache instead of waiting for memory.
   }];
   let Options = [
     PassOption<"mr", "int", "0",
                "rows of a register block (0: from the target's vector registers)">,
     PassOption<"nr", "int", "0",
                "columns of a register block (0: two vector registers)">,
+    PassOption<"prefetch-distance", "int", "1",
+               "iterations ahead whose copied operand tiles the gemm prefetches (0: none)">,
   ];
   let Constructor = "createCPULowerGemmPass";
 }

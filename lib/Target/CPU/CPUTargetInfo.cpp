@@ -2,12 +2,17 @@
 
 #include "CPUTargetInfo.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
+#include "tile/IR/Walk.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
+#include <functional>
 #include <mutex>
+#include <utility>
 
 using namespace tile;
 
@@ -29,29 +34,95 @@ tile::getCPUTargetMachine(const TargetSpec &T) {
   return TM;
 }
 
+namespace {
+
+/// An empty function compiled for \p TM, for TTI's answers, which are per
+/// function.
+struct Probe {
+  llvm::LLVMContext C;
+  llvm::Module M{"tile-cpu-probe", C};
+  llvm::Function *F;
+
+  explicit Probe(llvm::TargetMachine &TM) {
+    M.setTargetTriple(TM.getTargetTriple());
+    M.setDataLayout(TM.createDataLayout());
+    F = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(C), false),
+                               llvm::Function::ExternalLinkage, "probe", M);
+  }
+};
+
+/// Tile's math functions and the LLVM intrinsics the shared emitter
+/// (LLVMDeviceTarget::emitMath) computes them with; rsqrt is 1 / sqrt.
+constexpr std::pair<Intrinsic, llvm::Intrinsic::ID> kMathIntrinsics[] = {
+    {Intrinsic::Exp, llvm::Intrinsic::exp},   {Intrinsic::Exp2, llvm::Intrinsic::exp2},
+    {Intrinsic::Log, llvm::Intrinsic::log},   {Intrinsic::Log2, llvm::Intrinsic::log2},
+    {Intrinsic::Sqrt, llvm::Intrinsic::sqrt}, {Intrinsic::Rsqrt, llvm::Intrinsic::sqrt},
+    {Intrinsic::Tanh, llvm::Intrinsic::tanh},
+};
+
+unsigned getFixedVectorBits(const llvm::TargetTransformInfo &TTI) {
+  return TTI.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
+      .getFixedValue();
+}
+
+} // namespace
+
 llvm::Expected<CPUVectorInfo> tile::getCPUVectorInfo(const TargetSpec &T) {
   auto TM = getCPUTargetMachine(T);
   if (!TM)
     return TM.takeError();
-  // TTI answers per function: ask about an empty one compiled for T.
-  llvm::LLVMContext C;
-  llvm::Module M("tile-cpu-probe", C);
-  M.setTargetTriple((*TM)->getTargetTriple());
-  M.setDataLayout((*TM)->createDataLayout());
-  llvm::Function *F = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(C), false),
-      llvm::Function::ExternalLinkage, "probe", M);
-  llvm::TargetTransformInfo TTI = (*TM)->getTargetTransformInfo(*F);
+  Probe P(**TM);
+  llvm::TargetTransformInfo TTI = (*TM)->getTargetTransformInfo(*P.F);
   CPUVectorInfo Info;
-  unsigned Bits =
-      TTI.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
-          .getFixedValue();
   unsigned Regs = TTI.getNumberOfRegisters(TTI.getRegisterClassForType(true));
-  if (Bits)
+  if (unsigned Bits = getFixedVectorBits(TTI))
     Info.VectorBits = Bits;
   if (Regs)
     Info.NumVectorRegs = Regs;
   if (unsigned Line = TTI.getCacheLineSize())
     Info.CacheLineBytes = Line;
+
+  // Asked for a width beyond any register's, TTI reports the widest
+  // registers the CPU has rather than the width its tuning prefers.
+  Probe Wide(**TM);
+  Wide.F->addFnAttr(kPreferVectorWidthAttr, "65536");
+  llvm::TargetTransformInfo WideTTI = (*TM)->getTargetTransformInfo(*Wide.F);
+  Info.WidestVectorBits = std::max(Info.VectorBits, getFixedVectorBits(WideTTI));
+
+  // A math function is computed lane by lane when a vector of the widest
+  // width costs at least as much as one scalar call per lane (f32).
+  unsigned Lanes = Info.WidestVectorBits / 32;
+  llvm::Type *F32 = llvm::Type::getFloatTy(Wide.C);
+  auto *Vec = llvm::FixedVectorType::get(F32, Lanes);
+  auto Cost = [&](llvm::Intrinsic::ID ID, llvm::Type *Ty) {
+    llvm::IntrinsicCostAttributes Attrs(ID, Ty, {Ty});
+    return WideTTI.getIntrinsicInstrCost(Attrs,
+                                         llvm::TargetTransformInfo::TCK_RecipThroughput);
+  };
+  for (auto [I, ID] : kMathIntrinsics)
+    if (Lanes > 1 && Cost(ID, Vec) >= Cost(ID, F32) * Lanes)
+      Info.LaneByLane.push_back(I);
   return Info;
+}
+
+unsigned tile::getKernelVectorBits(const CPUVectorInfo &Info, const KernelStmt &K) {
+  if (Info.WidestVectorBits == Info.VectorBits || Info.LaneByLane.empty())
+    return Info.WidestVectorBits;
+  bool LaneByLane = false;
+  std::function<void(const Expr &)> Visit = [&](const Expr &E) {
+    if (const auto *C = llvm::dyn_cast<CallExpr>(&E))
+      LaneByLane |= llvm::is_contained(Info.LaneByLane, C->getIntrinsic());
+    forEachChild(E, Visit);
+  };
+  // forEachExprSlot visits without changing anything.
+  walkStmts(const_cast<Block &>(K.getBody()), [&](Stmt &S) {
+    forEachExprSlot(S, [&](ExprPtr &E) { Visit(*E); });
+  });
+  return LaneByLane ? Info.VectorBits : Info.WidestVectorBits;
+}
+
+CPUVectorInfo tile::getKernelVectorInfo(const CPUVectorInfo &Info, const KernelStmt &K) {
+  CPUVectorInfo Out = Info;
+  Out.VectorBits = getKernelVectorBits(Info, K);
+  return Out;
 }

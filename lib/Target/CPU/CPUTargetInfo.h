@@ -3,14 +3,17 @@
 // The target machine the CPU backend compiles for (the target's `mcpu`,
 // `native` by default), shared by codegen and by passes that shape loops
 // for the vector registers, which they learn from LLVM's cost model (TTI)
-// rather than from a table of CPU names.
+// rather than from a table of CPU names, and the vector width each kernel
+// is compiled for.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_LIB_TARGET_CPU_CPUTARGETINFO_H
 #define TILE_LIB_TARGET_CPU_CPUTARGETINFO_H
 
+#include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
 #include <memory>
@@ -26,19 +29,45 @@ void initializeCPUTarget();
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 getCPUTargetMachine(const TargetSpec &T);
 
+/// The LLVM function attribute that sets the vector width LLVM's
+/// vectorizers and cost model use for a function ("prefer-vector-width",
+/// which x86 honours). 512-bit types are legal on AVX-512 targets whatever
+/// it says ("min-legal-vector-width" only matters when set below 512), so
+/// this attribute alone decides whether a loop runs on zmm registers.
+inline constexpr const char *kPreferVectorWidthAttr = "prefer-vector-width";
+
 /// The vector registers and cache line of a CPU, as LLVM's cost model
 /// describes them.
 struct CPUVectorInfo {
-  /// Width of a fixed-width vector register, in bits (256 for AVX2).
+  /// Width of the vector registers LLVM's tuning for the CPU prefers, in
+  /// bits: what it vectorizes for when a function does not say (256 for
+  /// AVX2, and for most AVX-512 CPUs, whose tuning prefers 256-bit vectors).
   unsigned VectorBits = 256;
+  /// Width of the widest vector registers the CPU has (512 with AVX-512).
+  unsigned WidestVectorBits = 256;
   /// Number of vector registers (16 for AVX2, 32 for AVX-512).
   unsigned NumVectorRegs = 16;
   /// Bytes of a data cache line (64 on x86).
   unsigned CacheLineBytes = 64;
+  /// The math functions that LLVM computes one lane at a time on vectors
+  /// of the widest width (a library call per element: exp, log, tanh
+  /// without a vector math library), as its cost model says.
+  llvm::SmallVector<Intrinsic, 4> LaneByLane;
 };
 
 /// The vector registers of \p T's CPU.
 llvm::Expected<CPUVectorInfo> getCPUVectorInfo(const TargetSpec &T);
+
+/// The vector width, in bits, that kernel \p K is compiled for: the widest
+/// registers of the CPU, unless K computes one of Info.LaneByLane (there a
+/// wider vector only adds lanes to extract and registers to save around
+/// each call), in which case the width the CPU's tuning prefers. The CPU
+/// passes size their loops for it and CPU codegen sets
+/// kPreferVectorWidthAttr to it, so that both agree.
+unsigned getKernelVectorBits(const CPUVectorInfo &Info, const KernelStmt &K);
+
+/// \p Info with VectorBits set to getKernelVectorBits(Info, K).
+CPUVectorInfo getKernelVectorInfo(const CPUVectorInfo &Info, const KernelStmt &K);
 
 } // namespace tile
 

@@ -893,7 +893,7 @@ public:
           Kernels.push_back(K);
       });
       for (KernelStmt *K : Kernels)
-        Fuser(*F, *K, Lanes, Vec.VectorBits).run();
+        Fuser(*F, *K, Lanes, getKernelVectorBits(Vec, *K)).run();
     }
     return true;
   }

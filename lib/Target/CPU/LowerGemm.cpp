@@ -15,9 +15,12 @@
 // one element at a time; it is packed only to convert it once. Edges that
 // MR and NR do not divide become blocks of the remaining size.
 //
-// MR and NR come from the target's vector registers (LLVM's cost model):
-// NR is two vector widths and MR as large as the registers allow, at most
-// 8 (4 x 16 for f32 on AVX2, 8 x 32 on AVX-512). The column-outer order
+// MR and NR come from the target's vector registers (LLVM's cost model) at
+// the width the kernel is compiled for (getKernelVectorBits: the widest the
+// CPU has, unless the kernel computes a math function lane by lane): NR is
+// two vector widths and MR as large as the registers allow, at most 8
+// (4 x 16 for f32 on AVX2, 8 x 32 on AVX-512, 8 x 16 on AVX-512 in a
+// kernel that keeps 256-bit vectors). The column-outer order
 // keeps the MR broadcasts of A live across the column groups; a row-outer
 // order would need fewer registers but LLVM's SLP vectorizer groups its
 // lanes badly.
@@ -88,28 +91,197 @@ struct Blocking {
   int64_t MR, NR;
 };
 
+/// A tile of a global tensor that the loop around a gemm copies into one
+/// of the gemm's operands in each iteration, as the copy of a later
+/// iteration will read it.
+struct NextTile {
+  BufferValue *Src;
+  /// The region's offset per dimension, for the later iteration.
+  std::vector<ExprPtr> Offsets;
+  /// Extents of the last two dimensions (Rows is 1 for a vector).
+  int64_t Rows, Cols;
+};
+
+/// Spreads the prefetches of the cache lines of tiles over the slots (the
+/// micro-kernels) of a gemm: slot T prefetches lines [T * Q, T * Q + Q) of
+/// each tile, Q its lines over the number of slots, rounded up.
+class PrefetchPlan {
+public:
+  PrefetchPlan(llvm::ArrayRef<NextTile> Tiles, int64_t Slots, unsigned LineBytes,
+               const OpInfo *Prefetch, int64_t Locality)
+      : Tiles(Tiles), Slots(Slots), LineBytes(LineBytes), Prefetch(Prefetch),
+        Locality(Locality) {}
+
+  /// The prefetches of slot \p T.
+  std::vector<StmtPtr> prefetches(const Expr &T) const {
+    std::vector<StmtPtr> Out;
+    for (const NextTile &Tile : Tiles) {
+      int64_t PerLine =
+          std::max<int64_t>(1, LineBytes / getDTypeBytes(Tile.Src->getDType()));
+      int64_t LinesPerRow = (Tile.Cols + PerLine - 1) / PerLine;
+      int64_t Lines = Tile.Rows * LinesPerRow;
+      int64_t Q = (Lines + Slots - 1) / Slots;
+      for (int64_t I = 0; I != Q; ++I) {
+        // Line L = T * Q + I is (L / LinesPerRow, L % LinesPerRow), written
+        // without a division where one of Q and LinesPerRow divides the
+        // other.
+        ExprPtr Row, Col;
+        if (Q % LinesPerRow == 0) {
+          Row = ex::add(ex::mul(T.clone(), ex::intLit(Q / LinesPerRow)),
+                        ex::intLit(I / LinesPerRow));
+          Col = ex::intLit(I % LinesPerRow);
+        } else if (LinesPerRow % Q == 0) {
+          int64_t PerRow = LinesPerRow / Q;
+          Row = ex::binary(BinaryOp::Div, T.clone(), ex::intLit(PerRow));
+          Col = ex::add(ex::mul(ex::binary(BinaryOp::Rem, T.clone(), ex::intLit(PerRow)),
+                                ex::intLit(Q)),
+                        ex::intLit(I));
+        } else {
+          auto L = [&] { return ex::add(ex::mul(T.clone(), ex::intLit(Q)), ex::intLit(I)); };
+          Row = ex::binary(BinaryOp::Div, L(), ex::intLit(LinesPerRow));
+          Col = ex::binary(BinaryOp::Rem, L(), ex::intLit(LinesPerRow));
+        }
+        StmtPtr P = prefetch(Tile, Row->clone(), ex::mul(std::move(Col), ex::intLit(PerLine)));
+        // The last slots' lines lie past the tile when Q * Slots exceeds
+        // its lines.
+        if (Q * Slots > Lines) {
+          Block Then;
+          Then.Stmts.push_back(std::move(P));
+          P = std::make_unique<IfStmt>(ex::lt(std::move(Row), ex::intLit(Tile.Rows)),
+                                       std::move(Then), std::nullopt);
+        }
+        Out.push_back(std::move(P));
+      }
+    }
+    return Out;
+  }
+
+private:
+  /// `cpu.prefetch Src[Offsets + (Row, Col)]`.
+  StmtPtr prefetch(const NextTile &Tile, ExprPtr Row, ExprPtr Col) const {
+    std::vector<OpOperand> Operands(1);
+    Operands[0].Kind = OperandKind::Region;
+    Operands[0].R.Buf = Tile.Src;
+    size_t R = Tile.Offsets.size();
+    for (size_t D = 0; D != R; ++D) {
+      ExprPtr I = Tile.Offsets[D]->clone();
+      if (D + 1 == R)
+        I = ex::add(std::move(I), std::move(Col));
+      else if (D + 2 == R)
+        I = ex::add(std::move(I), std::move(Row));
+      RegionIndex RI;
+      RI.Offset = foldAll(std::move(I));
+      Operands[0].R.Indices.push_back(std::move(RI));
+    }
+    AttributeList Attrs;
+    Attrs.set("locality", Attribute::getInt(Locality));
+    return std::make_unique<OpStmt>(Prefetch, std::move(Operands), std::move(Attrs));
+  }
+
+  static ExprPtr foldAll(ExprPtr E) {
+    rewriteExpr(E, [](ExprPtr X) { return ex::fold(std::move(X)); });
+    return E;
+  }
+
+  llvm::ArrayRef<NextTile> Tiles;
+  int64_t Slots;
+  unsigned LineBytes;
+  const OpInfo *Prefetch;
+  int64_t Locality;
+};
+
 class GemmLowering {
 public:
-  GemmLowering(Function &F, CPUVectorInfo Vec, int64_t MR, int64_t NR)
-      : Names(F), Vec(Vec), ForcedMR(MR), ForcedNR(NR) {}
+  /// \p Prefetch is the cpu.prefetch op, or null to prefetch nothing.
+  GemmLowering(Function &F, int64_t MR, int64_t NR, const OpInfo *Prefetch,
+               int64_t Distance)
+      : Names(F), ForcedMR(MR), ForcedNR(NR), Prefetch(Prefetch), Distance(Distance) {}
 
-  void lowerBlock(Block &B) {
+  /// Lowers the gemms of \p K for vector registers \p KernelVec.
+  void lowerKernel(KernelStmt &K, const CPUVectorInfo &KernelVec) {
+    Vec = KernelVec;
+    lowerBlock(K.getBodyMutable());
+  }
+
+private:
+  /// Lowers the gemms in \p B, the body of \p Owner (null for a kernel's).
+  void lowerBlock(Block &B, const Stmt *Owner = nullptr) {
     Stmts Out;
     for (StmtPtr &S : B.Stmts) {
       for (Block *N : getNestedBlocks(*S))
-        lowerBlock(*N);
+        lowerBlock(*N, S.get());
       auto *Op = dyn_cast<OpStmt>(S.get());
-      if (!Op || !Op->getInfo().isCommon() || Op->getName() != "gemm") {
+      if (!Op || !isCommonOp(*Op, "gemm")) {
         Out.push_back(std::move(S));
         continue;
       }
-      for (StmtPtr &L : lowerGemm(*Op))
+      std::vector<NextTile> Next = nextTiles(Out, Owner, *Op);
+      for (StmtPtr &L : lowerGemm(*Op, Next))
         Out.push_back(std::move(L));
     }
     B.Stmts = std::move(Out);
   }
 
-private:
+  static bool isCommonOp(const OpStmt &Op, llvm::StringRef Name) {
+    return Op.getInfo().isCommon() && Op.getName() == Name;
+  }
+
+  /// The tiles that the copies among \p Before (the statements before the
+  /// gemm in the body of \p Owner) read into the gemm's A or B when Owner
+  /// is a serial or pipelined loop over %v (iterations in order) and the
+  /// copy's source, a global tensor whose rows are contiguous, is indexed
+  /// by %v: their regions at %v + Distance. The gemm prefetches the tiles
+  /// that the copies of a later K step will read while it computes on
+  /// this step's.
+  std::vector<NextTile> nextTiles(const Stmts &Before, const Stmt *Owner,
+                                  const OpStmt &Gemm) const {
+    std::vector<NextTile> Out;
+    const auto *Loop = llvm::dyn_cast_or_null<ForStmt>(Owner);
+    if (!Prefetch || Distance <= 0 || !Loop ||
+        (Loop->getLoopKind() != LoopKind::Serial &&
+         Loop->getLoopKind() != LoopKind::Pipelined) ||
+        Loop->getDims().size() != 1 || Loop->getStep())
+      return Out;
+    const Value *V = Loop->getDims()[0].Var.get();
+    const BufferValue *A = Gemm.getOperand("a").R.Buf, *B = Gemm.getOperand("b").R.Buf;
+    for (const StmtPtr &S : Before) {
+      const auto *Copy = dyn_cast<OpStmt>(S.get());
+      if (!Copy || !isCommonOp(*Copy, "copy"))
+        continue;
+      const Region &Src = Copy->getOperand("src").R, &Dst = Copy->getOperand("dst").R;
+      if ((Dst.Buf != A && Dst.Buf != B) || Src.Buf->getScope() != MemScope::Global ||
+          Src.isWholeBuffer() || !MatrixRef(Src, false).hasUnitColumnStride())
+        continue;
+      bool UsesV = false;
+      for (const RegionIndex &I : Src.Indices)
+        forEachUse(*I.Offset, [&](const Value *U) { UsesV |= U == V; });
+      std::vector<const Expr *> Extents = getRegionExtentExprs(Src, &Dst);
+      std::vector<int64_t> Ext;
+      for (const Expr *E : Extents)
+        Ext.push_back(E ? E->getConstInt().value_or(-1) : 1);
+      size_t R = Ext.size();
+      bool Points = llvm::all_of(llvm::ArrayRef(Ext).drop_back(std::min<size_t>(R, 2)),
+                                 [](int64_t E) { return E == 1; });
+      if (!UsesV || !Points || llvm::is_contained(Ext, -1))
+        continue;
+      NextTile T;
+      T.Src = Src.Buf;
+      T.Rows = R >= 2 ? Ext[R - 2] : 1;
+      T.Cols = Ext.back();
+      for (const RegionIndex &I : Src.Indices) {
+        ExprPtr E = I.Offset->clone();
+        rewriteExpr(E, [&](ExprPtr X) -> ExprPtr {
+          if (auto *Ref = dyn_cast<RefExpr>(X.get()); Ref && Ref->getValue() == V)
+            return ex::add(std::move(X), ex::intLit(Distance));
+          return X;
+        });
+        T.Offsets.push_back(std::move(E));
+      }
+      Out.push_back(std::move(T));
+    }
+    return Out;
+  }
+
   //===--- Statement builders ---------------------------------------------===//
 
   static Block block(Stmts S) {
@@ -183,19 +355,23 @@ private:
     return S;
   }
 
+  using IdxFn = std::function<ExprPtr()>;
+
   /// Runs \p Body for `Count` blocks of `Size`: no loop for one block, a
-  /// serial loop otherwise. Body receives the block's first index.
+  /// serial loop otherwise. Body receives the block's number and its first
+  /// index.
   void forBlocks(Stmts &Out, llvm::StringRef Name, int64_t Count, int64_t Size,
-                 llvm::function_ref<void(Stmts &, std::function<ExprPtr()>)> Body) {
+                 llvm::function_ref<void(Stmts &, IdxFn, IdxFn)> Body) {
     if (Count <= 0)
       return;
     if (Count == 1) {
-      Body(Out, [] { return ex::intLit(0); });
+      Body(Out, [] { return ex::intLit(0); }, [] { return ex::intLit(0); });
       return;
     }
     Out.push_back(loop(LoopKind::Serial, Name, Count, [&](Value *V) {
       Stmts S;
-      Body(S, [V, Size] { return ex::mul(ex::ref(V), ex::intLit(Size)); });
+      Body(S, [V] { return ex::ref(V); },
+           [V, Size] { return ex::mul(ex::ref(V), ex::intLit(Size)); });
       return S;
     }));
   }
@@ -225,7 +401,7 @@ private:
     return {std::min(MR, M), std::min(NR, N)};
   }
 
-  Stmts lowerGemm(const OpStmt &Op) {
+  Stmts lowerGemm(const OpStmt &Op, llvm::ArrayRef<NextTile> Next) {
     bool TA = Op.getAttrOrDefault("transpose_a").getBool();
     bool TB = Op.getAttrOrDefault("transpose_b").getBool();
     bool Clear = Op.getAttrOrDefault("clear_accum").getBool();
@@ -280,24 +456,32 @@ private:
 
     Blocking Bl = chooseBlocking(M, N, Acc);
     int64_t MR = Bl.MR, NR = Bl.NR;
-    auto Tile = [&](Stmts &S, std::function<ExprPtr()> Row0,
-                    std::function<ExprPtr()> Col0, int64_t TM, int64_t TN) {
+    // Block (I, J) is micro-kernel number J * RowBlocks + I; each starts
+    // with its share of the prefetches of the operands' next tiles.
+    int64_t RowBlocks = (M + MR - 1) / MR, ColBlocks = (N + NR - 1) / NR;
+    PrefetchPlan Plan(Next, RowBlocks * ColBlocks, Vec.CacheLineBytes, Prefetch,
+                      kPrefetchLocality);
+    auto Tile = [&](Stmts &S, IdxFn BlockRow, IdxFn Row0, IdxFn BlockCol, IdxFn Col0,
+                    int64_t TM, int64_t TN) {
+      ExprPtr Slot = ex::add(ex::mul(BlockCol(), ex::intLit(RowBlocks)), BlockRow());
+      append(S, Plan.prefetches(*Slot));
       append(S, microKernel(C, LoadA, LoadB, Row0, Col0, TM, TN, K, Acc, Clear));
     };
+    auto Const = [](int64_t V) -> IdxFn { return [V] { return ex::intLit(V); }; };
     // Column panels outside, row blocks inside: one panel of B stays in
     // L1 while the row blocks of A go by.
-    auto Rows = [&](Stmts &S, std::function<ExprPtr()> Col0, int64_t TN) {
-      forBlocks(S, "ib", M / MR, MR, [&](Stmts &S2, std::function<ExprPtr()> Row0) {
-        Tile(S2, Row0, Col0, MR, TN);
+    auto Rows = [&](Stmts &S, IdxFn BlockCol, IdxFn Col0, int64_t TN) {
+      forBlocks(S, "ib", M / MR, MR, [&](Stmts &S2, IdxFn BlockRow, IdxFn Row0) {
+        Tile(S2, BlockRow, Row0, BlockCol, Col0, MR, TN);
       });
       if (M % MR)
-        Tile(S, [=] { return ex::intLit(M / MR * MR); }, Col0, M % MR, TN);
+        Tile(S, Const(M / MR), Const(M / MR * MR), BlockCol, Col0, M % MR, TN);
     };
-    forBlocks(Out, "jb", N / NR, NR, [&](Stmts &S, std::function<ExprPtr()> Col0) {
-      Rows(S, Col0, NR);
+    forBlocks(Out, "jb", N / NR, NR, [&](Stmts &S, IdxFn BlockCol, IdxFn Col0) {
+      Rows(S, BlockCol, Col0, NR);
     });
     if (N % NR)
-      Rows(Out, [=] { return ex::intLit(N / NR * NR); }, N % NR);
+      Rows(Out, Const(N / NR), Const(N / NR * NR), N % NR);
     return Out;
   }
 
@@ -324,7 +508,6 @@ private:
     Stmts Out;
     BufferValue *AccBuf;
     Out.push_back(allocLocal("acc", Acc, {TM, TN}, AccBuf));
-    using IdxFn = std::function<ExprPtr()>;
     auto CIndex = [&](const IdxFn &I, const IdxFn &J) {
       return C.index(ex::add(Row0(), I()), ex::add(Col0(), J()));
     };
@@ -353,9 +536,15 @@ private:
     return Out;
   }
 
+  /// Into L2 (prefetcht1), as cpu-prefetch-next-block does: the tiles of
+  /// the next step are needed only after this step's micro-kernels.
+  static constexpr int64_t kPrefetchLocality = 2;
+
   NameGenerator Names;
   CPUVectorInfo Vec;
   int64_t ForcedMR, ForcedNR;
+  const OpInfo *Prefetch;
+  int64_t Distance;
 };
 
 class LowerGemmPass : public Pass {
@@ -366,7 +555,20 @@ public:
     // Without a target (tile-opt alone) the defaults describe AVX2.
     CPUVectorInfo Vec;
     int64_t MR = getIntOption("mr"), NR = getIntOption("nr");
-    if (S.Backend && (MR <= 0 || NR <= 0)) {
+    int64_t Distance = getIntOption("prefetch-distance");
+    if (Distance < 0) {
+      S.Diag.error(llvm::SMLoc(), "cpu-lower-gemm: prefetch-distance must be at least "
+                                  "0 (0: no prefetches), got " + std::to_string(Distance));
+      return false;
+    }
+    const OpInfo *Prefetch = M.getContext().getOpRegistry().lookup("cpu.prefetch");
+    if (Distance > 0 && !Prefetch) {
+      S.Diag.error(llvm::SMLoc(), "cpu-lower-gemm: the cpu dialect is not registered; "
+                                  "register the CPU backend's dialects first, or set "
+                                  "prefetch-distance=0");
+      return false;
+    }
+    if (S.Backend) {
       llvm::Expected<CPUVectorInfo> Info = getCPUVectorInfo(S.Backend->getTarget());
       if (!Info) {
         S.Diag.error(llvm::SMLoc(), "cpu-lower-gemm: " +
@@ -375,8 +577,16 @@ public:
       }
       Vec = *Info;
     }
-    for (const auto &F : M.getFunctions())
-      GemmLowering(*F, Vec, MR, NR).lowerBlock(F->getBodyMutable());
+    for (const auto &F : M.getFunctions()) {
+      std::vector<KernelStmt *> Kernels;
+      walkStmts(F->getBodyMutable(), [&](Stmt &St) {
+        if (auto *K = dyn_cast<KernelStmt>(&St))
+          Kernels.push_back(K);
+      });
+      GemmLowering L(*F, MR, NR, Prefetch, Distance);
+      for (KernelStmt *K : Kernels)
+        L.lowerKernel(*K, getKernelVectorInfo(Vec, *K));
+    }
     return true;
   }
 };
