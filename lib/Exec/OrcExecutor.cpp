@@ -20,6 +20,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 using namespace tile;
 
@@ -62,10 +65,20 @@ public:
   load(const KernelArtifact &A) override;
 
   llvm::Expected<void *> allocate(size_t Bytes) override {
-    void *P = std::aligned_alloc(64, std::max<size_t>(64, (Bytes + 63) / 64 * 64));
+    // Tensors of a huge page or more start on one and ask the kernel for
+    // huge pages (fewer TLB misses on the large operands kernels stream,
+    // as NumPy's allocator does); smaller ones on a cache line.
+    constexpr size_t HugePage = size_t(2) << 20;
+    size_t Align = Bytes >= HugePage ? HugePage : 64;
+    size_t Size = std::max(Align, (Bytes + Align - 1) / Align * Align);
+    void *P = std::aligned_alloc(Align, Size);
     if (!P)
       return llvm::createStringError("cannot allocate " + llvm::Twine(Bytes) +
                                      " bytes of host memory");
+#ifdef MADV_HUGEPAGE
+    if (Align == HugePage)
+      madvise(P, Size, MADV_HUGEPAGE); // a hint; failure changes nothing
+#endif
     return P;
   }
   void deallocate(void *P) override { std::free(P); }
