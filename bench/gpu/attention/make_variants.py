@@ -8,17 +8,22 @@ of BN and a K/V ring of S stages. "e2" variants compute the softmax in base
 one multiply per score fewer; "o0" variants turn off the overlap of the
 second gemm with the next iteration (pass.wgmma_overlap = false); "ws0"
 variants keep the cp.async rings instead of the TMA producer warpgroup
-(pass.warp_specialize = false).
+(pass.warp_specialize = false); "fs" variants keep the scores unscaled
+and fold the scale into the exponent, exp2(s * c - m * c), which the
+backend contracts into one fma per score (the max of unscaled scores is
+the unscaled max, as the scale is positive), and divide the output by the
+row sums through one reciprocal a row.
 run_attention.sh times them side by side. Run from anywhere; it rewrites
 the .tile files here.
 """
 import os
 
-# (BM, BN, stages, exp2 form, overlap, warp-specialized)
-VARIANTS = [(64, 64, 2, True, True, True), (64, 64, 2, True, True, False),
-            (128, 64, 2, True, True, True), (128, 64, 2, True, True, False),
-            (128, 64, 3, True, True, True), (128, 128, 2, True, True, True),
-            (64, 64, 2, True, False, False)]
+# (BM, BN, stages, exp2 form, overlap, warp-specialized, scale in exponent)
+VARIANTS = [(64, 64, 2, True, True, True, False), (64, 64, 2, True, True, False, False),
+            (128, 64, 2, True, True, True, False), (128, 64, 2, True, True, False, False),
+            (128, 64, 3, True, True, True, False), (128, 128, 2, True, True, True, False),
+            (64, 64, 2, True, False, False, False), (128, 64, 2, True, True, True, True),
+            (64, 64, 2, True, True, True, True)]
 
 BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, H, S, 128], %O: f16[B, H, S, 128], %scale: f32){attrs} {{
   kernel grid(ceildiv(S, {bm}), H, B) threads({threads}) (%bx, %by, %bz) {{
@@ -46,10 +51,10 @@ BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, 
       copy %m -> %m_prev
       reduce max %Sc -> %m {{dim = 1, clear = false}}
       for %i in parallel({bm}) {{
-        %alpha[%i] = {exp}(%m_prev[%i] - %m[%i])
+        %alpha[%i] = {alpha}
       }}
       for %i, %c in parallel({bm}, {bn}) {{
-        %Sc[%i, %c] = {exp}(%Sc[%i, %c] - %m[%i])
+        %Sc[%i, %c] = {p}
       }}
       reduce sum %Sc -> %rowsum {{dim = 1}}
       for %i in parallel({bm}) {{
@@ -62,9 +67,7 @@ BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, 
       copy %V[%bz, %by, %j * {bn}, 0] -> %Vs
       gemm %P, %Vs -> %Of
     }}
-    for %i, %d in parallel({bm}, 128) {{
-      %Of[%i, %d] = %Of[%i, %d] / %l[%i]
-    }}
+    {epilogue}
     copy %Of -> %O[%bz, %by, %bx * {bm}, 0]
   }}
 }}
@@ -75,7 +78,8 @@ CAUSAL = ("let %q = %bx * {bm} + %i\n        let %kv = %j * {bn} + %c\n        "
           "%Sc[%i, %c] = select(%kv <= %q && %kv < S, %Sc[%i, %c] * {sc}, -inf<f32>())")
 
 here = os.path.dirname(os.path.abspath(__file__))
-for bm, bn, stages, e2, overlap, ws in VARIANTS:
+for bm, bn, stages, e2, overlap, ws, fs in VARIANTS:
+    assert e2 or not fs, "the scale goes into the exponent of exp2 only"
     attrs = ([] if overlap else ["pass.wgmma_overlap = false"]) + \
             ([] if ws else ["pass.warp_specialize = false"])
     p = dict(bm=bm, bn=bn, stages=stages, threads=bm * 2,
@@ -87,13 +91,28 @@ for bm, bn, stages, e2, overlap, ws in VARIANTS:
             + (", softmax in base 2" if e2 else "")
             + ("" if overlap else ", no gemm overlap")
             + ("" if ws else ", cp.async rings (no TMA producer)")
+            + (", the scale in the exponent" if fs else "")
             + ". Written by make_variants.py.\n")
+    if fs:
+        p["alpha"] = "exp2((%m_prev[%i] - %m[%i]) * %sl2)"
+        p["p"] = "exp2(%Sc[%i, %c] * %sl2 - %m[%i] * %sl2)"
+    else:
+        p["alpha"] = "{exp}(%m_prev[%i] - %m[%i])".format(**p)
+        p["p"] = "{exp}(%Sc[%i, %c] - %m[%i])".format(**p)
     p["mask"] = PLAIN.format(**p)
+    p["epilogue"] = ((f"for %i in parallel({bm}) {{\n      %l[%i] = 1.0 / %l[%i]\n    }}\n    "
+                      f"for %i, %d in parallel({bm}, 128) {{\n      %Of[%i, %d] = %Of[%i, %d] * %l[%i]\n    }}")
+                     if fs else
+                     f"for %i, %d in parallel({bm}, 128) {{\n      %Of[%i, %d] = %Of[%i, %d] / %l[%i]\n    }}")
+    if fs:
+        p["mask"] = p["mask"].replace(" * %sl2, -inf", ", -inf")
     text += BODY.format(name="flash_attention", hi=f"ceildiv(S, {bn})", **p)
     text += "\n"
     # Blocks with the most key tiles first (the last query rows), so that
     # the long blocks do not trail at the end of the grid.
     p["mask"] = CAUSAL.format(**p).replace("%bx", "%qb")
+    if fs:
+        p["mask"] = p["mask"].replace(" * %sl2, -inf", ", -inf")
     causal = BODY.format(name="flash_attention_causal",
                          hi=f"min(ceildiv((%qb + 1) * {bm}, {bn}), ceildiv(S, {bn}))", **p)
     causal = causal.replace("copy %Q[%bz, %by, %bx", "copy %Q[%bz, %by, %qb")
@@ -101,6 +120,6 @@ for bm, bn, stages, e2, overlap, ws in VARIANTS:
     causal = causal.replace(f"    %Qs = alloc shared", f"    let %qb = ceildiv(S, {bm}) - 1 - %bx\n    %Qs = alloc shared", 1)
     text += causal
     name = (f"fa_{bm}x{bn}s{stages}" + ("_e2" if e2 else "") + ("" if overlap else "_o0")
-            + ("" if ws else "_ws0"))
+            + ("" if ws else "_ws0") + ("_fs" if fs else ""))
     with open(os.path.join(here, name + ".tile"), "w") as f:
         f.write(text)
