@@ -20,11 +20,17 @@ echo "== compute-sanitizer memcheck, warp-specialized FlashAttention (two consum
 for e in flash_attention flash_attention_causal; do
   timeout 120 compute-sanitizer --tool memcheck "$JIT" bench/gpu/attention/fa_128x64s2_e2.tile -entry=$e -target="$T" --dim B=1 --dim H=1 --dim S=130 --random --check 2>&1 | grep -E "^check|ERROR SUMMARY"
 done
+echo "== the benchmarked FlashAttention variants against the f64 interpreter (S=257)"
+for f in bench/gpu/attention/fa_128x64s2_e2.tile bench/gpu/attention/fa_128x64s2_e2_fs.tile bench/gpu/attention/fa_64x64s2_e2_fs.tile; do
+  for e in flash_attention flash_attention_causal; do
+    echo "$f $e: $(timeout 60 "$JIT" "$f" -entry=$e -target="$T" --dim B=1 --dim H=2 --dim S=257 --random --seed 5 --check 2>&1 | grep -E "^check|error" | head -2)"
+  done
+done
 echo "== compile latency (cold, by stage)"
 "$JIT" bench/gpu/gemm_hopper_f16.tile -target="$T" --dim M=256 --dim N=256 --dim K=256 --random --print-compile-time | grep -E "total|llvm|ptxas|pipeline|wait|load"
-"$JIT" bench/gpu/attention/fa_128x64s2_e2.tile -target="$T" --dim B=1 --dim H=1 --dim S=128 --random --print-compile-time | grep -E "total|llvm|ptxas|pipeline|wait|load"
+"$JIT" bench/gpu/attention/fa_128x64s2_e2.tile -entry=flash_attention -target="$T" --dim B=1 --dim H=1 --dim S=128 --random --print-compile-time | grep -E "total|llvm|ptxas|pipeline|wait|load"
 echo "== benchmarks beside their peers (same run)"
 A=examples/flash_attention.tile
-for v in fa_64x64s2_e2 fa_64x64s2_e2_ws0 fa_128x64s2_e2 fa_128x64s2_e2_ws0 fa_128x64s3_e2; do A=$A,bench/gpu/attention/$v.tile; done
+for v in fa_64x64s2_e2 fa_64x64s2_e2_fs fa_128x64s2_e2 fa_128x64s2_e2_ws0 fa_128x64s2_e2_fs; do A=$A,bench/gpu/attention/$v.tile; done
 timeout 240 python3 bench/gpu/bench_h200.py --jit "$JIT" --target "$T" --sizes 4096,8192 \
   --gemm-f16 bench/gpu/gemm_hopper_f16.tile --gemm-bf16 bench/gpu/gemm_hopper_bf16.tile --attention "$A"

@@ -146,6 +146,7 @@ void buildFlashAttention(Builder &B, bool Causal) {
         BufferValue *L = B.createFragment("l", F32, {64});
         BufferValue *RowSum = B.createFragment("rowsum", F32, {64});
         BufferValue *Alpha = B.createFragment("alpha", F32, {64});
+        Value *C2 = B.createLet("c2", B.mul(Scale, 1.4426950408889634));
         B.createCopy({Q, {Bz, By, B.mul(Bx, 64), 0}}, Qs);
         B.createClear(Of);
         B.createClear(L);
@@ -172,20 +173,20 @@ void buildFlashAttention(Builder &B, bool Causal) {
                   InRange = B.lt(B.add(B.mul(J, 64), C), S);
                 }
                 B.createStore(Sc, {I, C},
-                              B.select(std::move(InRange),
-                                       B.mul(B.load(Sc, {I, C}), Scale),
+                              B.select(std::move(InRange), B.load(Sc, {I, C}),
                                        B.neg(B.inf(F32))));
               });
               B.createCopy(Mx, MPrev);
               B.createReduce("max", Sc, Mx, /*Dim=*/1, /*Clear=*/false);
               B.createParallel("i", 64, [&](Value *I) {
                 B.createStore(Alpha, {I},
-                              B.exp(B.sub(B.load(MPrev, {I}), B.load(Mx, {I}))));
+                              B.exp2(B.mul(B.sub(B.load(MPrev, {I}), B.load(Mx, {I})),
+                                           C2)));
               });
               B.createParallel({"i", "c"}, {64, 64}, [&](ArrayRef<Value *> IC) {
                 B.createStore(Sc, {IC[0], IC[1]},
-                              B.exp(B.sub(B.load(Sc, {IC[0], IC[1]}),
-                                          B.load(Mx, {IC[0]}))));
+                              B.exp2(B.sub(B.mul(B.load(Sc, {IC[0], IC[1]}), C2),
+                                           B.mul(B.load(Mx, {IC[0]}), C2))));
               });
               B.createReduce("sum", Sc, RowSum, /*Dim=*/1);
               B.createParallel("i", 64, [&](Value *I) {
@@ -202,9 +203,12 @@ void buildFlashAttention(Builder &B, bool Causal) {
               B.createCopy({V, {Bz, By, B.mul(J, 64), 0}}, Vs);
               B.createGemm(P, Vs, Of);
             });
+        B.createParallel("i", 64, [&](Value *I) {
+          B.createStore(L, {I}, B.div(1.0, B.load(L, {I})));
+        });
         B.createParallel({"i", "d"}, {64, 128}, [&](ArrayRef<Value *> ID) {
           B.createStore(Of, {ID[0], ID[1]},
-                        B.div(B.load(Of, {ID[0], ID[1]}), B.load(L, {ID[0]})));
+                        B.mul(B.load(Of, {ID[0], ID[1]}), B.load(L, {ID[0]})));
         });
         B.createCopy(Of, {O, {Bz, By, B.mul(Bx, 64), 0}});
       });
