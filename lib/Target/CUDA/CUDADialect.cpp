@@ -190,6 +190,20 @@ bool verifyCUDASetmaxnregOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return false;
 }
 
+/// cuda.bar_sync and cuda.bar_arrive: a hardware barrier other than the
+/// block barrier 0, completed by whole warps of a block.
+bool verifyCUDANamedBarrierOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  const OpOperand &Id = Op.getOperand("id");
+  bool OK = expectRange(Op, Id.getLoc(), "barrier id", Id.E->getConstInt(), 1, 15, Diag);
+  int64_t Threads = Op.getAttrOrDefault("threads").getInt();
+  if (Threads > 0 && Threads <= 1024 && Threads % 32 == 0)
+    return OK;
+  Diag.error(Op.getLoc(), "'" + Op.getName() +
+                              "' threads must be whole warps, from 32 to 1024, not " +
+                              llvm::Twine(Threads));
+  return false;
+}
+
 /// The tensor of a cuda.tma_load: a whole rank-2 tensor, or a tensor of
 /// rank 3 to 5 with one index per dimension, the last two 0.
 static bool expectTmaTensor(const OpStmt &Op, DiagnosticEngine &Diag) {

@@ -131,6 +131,37 @@ def CUDASetmaxnregOp : CUDAOp<"setmaxnreg"> {
   let Elementwise = 1;
 }
 
+def CUDABarSyncOp : CUDAOp<"bar_sync"> {
+  let Summary = "Wait at a named barrier of some of the block's warps (bar.sync id, threads)";
+  let Description = [{
+    The calling warp arrives at hardware barrier %id (1 to 15; 0 is the
+    block barrier of `barrier`) and waits until `threads` threads (whole
+    warps) have arrived there with cuda.bar_sync or cuda.bar_arrive; then
+    the barrier starts over. Memory written before the arrivals is visible
+    after the wait. Every thread of a warp executes it together.
+  }];
+  let Example = "cuda.bar_sync %wg + 1 {threads = 256}";
+  let Arguments = (ins Expr:$id,
+                   IntAttr<"", "threads that complete the barrier, whole warps">:$threads);
+  let Format = "$id attr-dict";
+  let Verifier = "verifyCUDANamedBarrierOp";
+  let Elementwise = 1;
+}
+
+def CUDABarArriveOp : CUDAOp<"bar_arrive"> {
+  let Summary = "Arrive at a named barrier without waiting (bar.arrive id, threads)";
+  let Description = [{
+    As cuda.bar_sync, but the calling warp goes on at once: it counts
+    towards the `threads` arrivals that let the waiting warps through.
+  }];
+  let Example = "cuda.bar_arrive 2 {threads = 256}";
+  let Arguments = (ins Expr:$id,
+                   IntAttr<"", "threads that complete the barrier, whole warps">:$threads);
+  let Format = "$id attr-dict";
+  let Verifier = "verifyCUDANamedBarrierOp";
+  let Elementwise = 1;
+}
+
 def CUDAFenceMbarrierInitOp : CUDAOp<"fence_mbarrier_init"> {
   let Summary = "Make this thread's mbarrier initializations visible to the async proxy and the block (fence.mbarrier_init)";
   let Example = "cuda.fence_mbarrier_init";

@@ -1,9 +1,10 @@
-//===- NVPTXTMAOps.cpp - LLVM IR for TMA, mbarriers, setmaxnreg -----------===//
+//===- NVPTXTMAOps.cpp - LLVM IR for TMA, mbarriers, named barriers ------===//
 //
 // NVVM intrinsics for the per-thread ops of the warp-specialized Hopper
 // GEMM: cp.async.bulk.tensor.2d (TMA) through a tensor map argument,
 // mbarrier init / arrive[.expect_tx] / try_wait.parity, the cp.async
-// arrive-on, fence.mbarrier_init, setmaxnreg. A tensor map is a 128-byte
+// arrive-on, fence.mbarrier_init, setmaxnreg, named barriers (bar.sync /
+// bar.arrive with a thread count). A tensor map is a 128-byte
 // kernel parameter passed by value (`.param .align 64 .b8 [128]`, a grid
 // constant whose generic address the TMA instruction takes), one per
 // tensor, box and swizzle; the runtime builds it at launch from the
@@ -260,6 +261,13 @@ llvm::Expected<bool> tile::emitNVPTXTMAOp(llvm::IRBuilder<> &B,
                       {}, {Operands[0]});
   } else if (Name == "cuda.fence_mbarrier_init") {
     B.CreateIntrinsic(llvm::Intrinsic::nvvm_fence_mbarrier_init_release_cluster, {});
+  } else if (Name == "cuda.bar_sync" || Name == "cuda.bar_arrive") {
+    B.CreateIntrinsic(Name == "cuda.bar_sync"
+                          ? llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_count
+                          : llvm::Intrinsic::nvvm_barrier_cta_arrive_aligned_count,
+                      {},
+                      {B.CreateZExtOrTrunc(Operands[0], B.getInt32Ty()),
+                       B.getInt32(int32_t(Op.getAttrOrDefault("threads").getInt()))});
   } else if (Name == "cuda.setmaxnreg") {
     int64_t Threads = K.Kernel->getThreads()->getConstInt().value_or(0);
     if (Threads <= 0 || Threads % hopper::WarpgroupSize != 0)

@@ -613,7 +613,8 @@ llvm::Expected<XStmt> SIMTEmulator::compileKernel(const KernelStmt &K) {
       llvm::StringRef N = Op->getName();
       X.Scheduled |= N.starts_with("cuda.mbarrier_") || N == "cuda.tma_load" ||
                      N == "cuda.ldgsts_arrive" || N == "cuda.setmaxnreg" ||
-                     N == "cuda.fence_mbarrier_init";
+                     N == "cuda.fence_mbarrier_init" || N == "cuda.bar_sync" ||
+                     N == "cuda.bar_arrive";
     }
   });
   InKernel = true;
@@ -692,6 +693,8 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
           .Case("cuda.ldgsts_arrive", EmuOp::LdgstsArrive)
           .Case("cuda.fence_mbarrier_init", EmuOp::FenceMbarrierInit)
           .Case("cuda.setmaxnreg", EmuOp::Setmaxnreg)
+          .Case("cuda.bar_sync", EmuOp::BarSync)
+          .Case("cuda.bar_arrive", EmuOp::BarArrive)
           .Default(std::nullopt);
   if (!Kind) {
     if (Op.getInfo().isCommon())
@@ -857,6 +860,10 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
                        "thread's registers, not to '%" + D.getName() + "'");
     break;
   }
+  case EmuOp::BarSync:
+  case EmuOp::BarArrive:
+    X.Ints.push_back(Int("threads"));
+    break;
   case EmuOp::Setmaxnreg: {
     bool Inc = Op.getAttrOrDefault("action").getStr() == "inc";
     X.Ints = {int64_t(Inc), Int("count")};

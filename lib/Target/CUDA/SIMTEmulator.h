@@ -266,6 +266,8 @@ enum class EmuOp : uint8_t {
   LdgstsArrive,
   FenceMbarrierInit,
   Setmaxnreg,
+  BarSync,
+  BarArrive,
 };
 
 /// An executable statement; which fields are used depends on the kind.
@@ -391,6 +393,17 @@ inline bool isTma(int32_t A) { return A <= TmaOn; }
 /// An mbarrier of the running block (PTX ISA: phase, pending and expected
 /// arrivals, tx-count), with what the checks need: who initialized it,
 /// and the vector clocks its arrivals released.
+/// A named barrier (bar.sync / bar.arrive with a thread count) of the
+/// running block: the count its first arrival gave, the threads arrived,
+/// the vector clocks they released, the warps waiting, and where the last
+/// arrival came from.
+struct NamedBarrier {
+  int64_t Threads = 0, Arrived = 0;
+  std::vector<uint32_t> Released;
+  std::vector<uint32_t> Waiting;
+  llvm::SMLoc LastLoc;
+};
+
 struct Mbarrier {
   bool Init = false;
   int64_t Expected = 0, Pending = 0, Tx = 0;
@@ -676,6 +689,10 @@ private:
   void execTmaReady(const XStmt &S, const LaneList &M);
   void execTmaLoad(const XStmt &S, const LaneList &M);
   bool execSetmaxnreg(const XStmt &S, const LaneList &M);
+  /// cuda.bar_sync and cuda.bar_arrive by one warp; whether it goes on.
+  bool execNamedBarrier(const XStmt &S, const LaneList &M);
+  /// At the end of a block: a named barrier with arrivals left is an error.
+  void checkNamedBarriersIdle();
   /// At kernel launch: the tensor maps the runtime would build, and the
   /// errors it would stop the launch with.
   void describeTmaMaps(const XStmt &K);
@@ -779,6 +796,8 @@ private:
   bool MaskClocksValid = false;
   /// The mbarriers and TMA boxes in flight of the block.
   std::vector<Mbarrier> Mbarriers;
+  /// Named barriers 1 to 15 (0, the block barrier, is `barrier`).
+  std::vector<NamedBarrier> NamedBarriers;
   std::deque<TmaCopy> TmaInFlight;
   /// setmaxnreg: registers per thread of each warpgroup, the block's free
   /// pool, and the barrier epoch (plus one) of each warpgroup's last one.

@@ -167,6 +167,9 @@ bool SIMTEmulator::execOp(const XStmt &S, const LaneList &M) {
     return meetWarpgroup(S, M, [&](const LaneList &All) {
       return execSetmaxnreg(S, All);
     });
+  case EmuOp::BarSync:
+  case EmuOp::BarArrive:
+    return execNamedBarrier(S, M);
   }
   llvm_unreachable("unknown op");
 }

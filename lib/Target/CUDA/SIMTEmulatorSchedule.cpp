@@ -396,6 +396,7 @@ void SIMTEmulator::startBlock(const XStmt &K) {
     }
   }
   TmaInFlight.clear();
+  NamedBarriers.assign(16, NamedBarrier());
   WgRegisters.assign(size_t((Threads + 127) / 128), K.EntryRegisters);
   WgSetmaxnregEpoch.assign(WgRegisters.size(), 0);
   EntryRegisters = K.EntryRegisters;
@@ -454,6 +455,8 @@ void SIMTEmulator::runBlock() {
         break;
       }
     }
+    if (!Live && !Failed && Scheduled)
+      checkNamedBarriersIdle();
     if (!Live || Failed)
       return;
     if (Advanced)
@@ -679,6 +682,24 @@ void SIMTEmulator::reportDeadlock() {
                Twine(EntryRegisters) + " at entry); no thread of the block "
                "can advance (" + Others(S) + ")");
       return;
+    }
+  }
+  // Last, as the other causes explain a named barrier short of threads.
+  for (const XStmt *S : Sites) {
+    if (S->Op == EmuOp::BarSync) {
+      uint32_t Waiter = At[S].front();
+      for (size_t B = 1; B != NamedBarriers.size(); ++B) {
+        const NamedBarrier &N = NamedBarriers[B];
+        if (std::find(N.Waiting.begin(), N.Waiting.end(), Waiter) == N.Waiting.end())
+          continue;
+        fail(S->getLoc(), "deadlock: 'cuda.bar_sync' waits at named barrier " +
+                              Twine(B) + ", which has had " + Twine(N.Arrived) +
+                              " of its " + Twine(N.Threads) +
+                              " threads; no thread of the block can advance (" +
+                              Others(S) + ")",
+             Groups[Waiter].Lanes[0]);
+        return;
+      }
     }
   }
   llvm_unreachable("every warp blocked, but at no op that can block");

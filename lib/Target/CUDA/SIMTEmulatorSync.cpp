@@ -628,3 +628,100 @@ bool SIMTEmulator::execSetmaxnreg(const XStmt &S, const LaneList &M) {
   ++Progress;
   return true;
 }
+
+//===----------------------------------------------------------------------===//
+// Named barriers
+//===----------------------------------------------------------------------===//
+
+bool SIMTEmulator::execNamedBarrier(const XStmt &S, const LaneList &M) {
+  Group &G = *Running;
+  // Polled again while it waits: the last arrival releases it.
+  if (G.St == Group::State::Blocked && G.BlockedAt == &S)
+    return false;
+  bool Sync = S.Op == EmuOp::BarSync;
+  llvm::StringRef Op = S.opName();
+  if (M.size() != G.Lanes.size()) {
+    uint32_t Missing = G.Lanes[0];
+    for (size_t I = 0; I != M.size() && M[I] == Missing; ++I)
+      ++Missing;
+    fail(S.getLoc(), "'" + Op + "' under thread-dependent control flow: " +
+                         Twine(M.size()) + " of the " + Twine(G.Lanes.size()) +
+                         " threads of warp " + Twine(G.Index) + " reach it (thread " +
+                         Twine(Missing) + " does not)");
+    return true;
+  }
+  LaneValues Id = evalOperand(S.Exprs[0], M);
+  if (Failed)
+    return true;
+  int64_t B = Id.at(M[0]).I;
+  for (uint32_t L : M)
+    if (Id.at(L).I != B) {
+      fail(S.getLoc(), "'" + Op + "' names barrier " + Twine(B) + " in thread " +
+                           Twine(M[0]) + " but " + Twine(Id.at(L).I) + " in thread " +
+                           Twine(L) + " of the same warp",
+           L);
+      return true;
+    }
+  if (B < 1 || B > 15) {
+    fail(S.getLoc(), "'" + Op + "' barrier id must be between 1 and 15, not " +
+                         Twine(B),
+         M[0]);
+    return true;
+  }
+  int64_t Threads = S.Ints[0];
+  NamedBarrier &N = NamedBarriers[size_t(B)];
+  if (N.Arrived == 0) {
+    N.Threads = Threads;
+    N.Released.assign(NumAgents, 0);
+  } else if (N.Threads != Threads) {
+    fail(S.getLoc(), "'" + Op + "' arrives at named barrier " + Twine(B) +
+                         " with threads = " + Twine(Threads) + ", but the " +
+                         Twine(N.Arrived) + " threads there came with threads = " +
+                         Twine(N.Threads) + " (" + where(N.LastLoc) + ")",
+         M[0]);
+    return true;
+  }
+  // Each thread releases what it did so far.
+  for (uint32_t L : M) {
+    const uint32_t *V = clocksOf(L);
+    for (uint32_t A = 0; A != NumAgents; ++A)
+      N.Released[A] = std::max(N.Released[A], V[A]);
+    uint32_t Idx = agentIndex(int32_t(L));
+    N.Released[Idx] = std::max(N.Released[Idx], Clock[Idx]);
+    ++Clock[Idx];
+  }
+  N.Arrived += int64_t(M.size());
+  N.LastLoc = S.getLoc();
+  ++Progress;
+  if (Sync)
+    N.Waiting.push_back(G.Index);
+  if (N.Arrived < N.Threads)
+    return !Sync;
+  // Complete: the waiting warps see every arrival's release, and the
+  // barrier starts over.
+  for (uint32_t W : N.Waiting) {
+    for (uint32_t L : Groups[W].Lanes) {
+      uint32_t *V = clocksOf(L);
+      for (uint32_t A = 0; A != NumAgents; ++A)
+        V[A] = std::max(V[A], N.Released[A]);
+    }
+    if (W != G.Index)
+      Groups[W].St = Group::State::Released;
+  }
+  MaskClocksValid = false;
+  N = NamedBarrier();
+  return true;
+}
+
+void SIMTEmulator::checkNamedBarriersIdle() {
+  for (size_t B = 1; B != NamedBarriers.size(); ++B) {
+    const NamedBarrier &N = NamedBarriers[B];
+    if (N.Arrived == 0)
+      continue;
+    fail(N.LastLoc, "the block ends with " + Twine(N.Arrived) + " of the " +
+                        Twine(N.Threads) + " threads of named barrier " + Twine(B) +
+                        " arrived (the last here): every 'cuda.bar_arrive' "
+                        "and 'cuda.bar_sync' needs its barrier to complete");
+    return;
+  }
+}

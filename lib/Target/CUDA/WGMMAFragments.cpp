@@ -242,6 +242,7 @@ private:
       return false;
     planRotation();
     planWarpSpecialize();
+    planPingPong();
     return true;
   }
 
@@ -351,6 +352,31 @@ private:
     Rot.First = First;
     Rot.Last = Last;
   }
+
+  /// Two consumer warpgroups of the warp-specialized, rotated form take
+  /// turns at issuing their gemms (rewriteRotatedBody): the softmax of one
+  /// runs while the tensor cores work on the other's gemms, instead of the
+  /// two contending for the tensor cores and then both leaving them idle.
+  /// `pass.warpgroup_pingpong = false` turns it off.
+  void planPingPong() {
+    if (!WS || !Rot.Last || Threads != 2 * WarpgroupSize)
+      return;
+    if (const Attribute *A = F.getAttrs().get("pass.warpgroup_pingpong"))
+      if (A->getKind() == Attribute::Kind::Bool && !A->getBool())
+        return;
+    PingPong = true;
+  }
+
+  /// The named barrier of consumer warpgroup \p WG (an expression) in the
+  /// ping-pong: 1 + WG. Barrier 0 is the block barrier.
+  StmtPtr turnBarrier(llvm::StringRef Name, ExprPtr Id) {
+    AttributeList A;
+    A.set("threads", Attribute::getInt(2 * WarpgroupSize));
+    std::vector<OpOperand> Operands;
+    Operands.push_back(exprOperand(std::move(Id)));
+    return op(Name, std::move(Operands), std::move(A));
+  }
+  ExprPtr consumerWarpgroup() { return div(ref(Tid), WarpgroupSize); }
 
   AllocStmt *topLevelAlloc(const BufferValue *B) {
     for (StmtPtr &S : K.getBodyMutable().Stmts)
@@ -1116,7 +1142,14 @@ private:
         continue;
       if (S.get() == Rot.First) {
         const GemmInfo &G1 = GemmOf[Rot.First];
-        for (StmtPtr &X : lowerGemm(*Rot.First, &Waited, /*Async=*/true))
+        Stmts First = lowerGemm(*Rot.First, &Waited, /*Async=*/true);
+        if (PingPong) {
+          // The tiles are here; wait for this warpgroup's turn to issue.
+          Stmts Turn;
+          Turn.push_back(turnBarrier("cuda.bar_sync", add(consumerWarpgroup(), 1)));
+          First.insert(First.end() - 1, perThread(std::move(Turn)));
+        }
+        for (StmtPtr &X : First)
           Out.push_back(std::move(X));
         ExprPtr After = ex::binary(BinaryOp::Gt, ref(const_cast<Value *>(J)), Lo.clone());
         Stmts Issue;
@@ -1135,6 +1168,18 @@ private:
         for (StmtPtr &X : issueGemm(G2, nullptr, Rot.Last->getLoc()))
           Second.push_back(std::move(X));
         Issue.push_back(ifThen(After->clone(), std::move(Second)));
+        if (PingPong) {
+          // Both gemms are issued: the other warpgroup's turn. The second
+          // warpgroup's last turn has no taker (it gave the first one
+          // before the loop).
+          Stmts Give;
+          Give.push_back(turnBarrier("cuda.bar_arrive", ex::sub(lit(2), consumerWarpgroup())));
+          const Expr &Hi = *Ring.Loop->getDims()[0].Hi;
+          ExprPtr Taken = ex::binary(
+              BinaryOp::LogicalOr, ex::binary(BinaryOp::Eq, consumerWarpgroup(), lit(0)),
+              ex::lt(add(ref(const_cast<Value *>(J)), 1), Hi.clone()));
+          Issue.push_back(ifThen(std::move(Taken), std::move(Give)));
+        }
         // The first gemm completes first (groups complete in order); the
         // rotated one stays in flight.
         Stmts One, Zero;
@@ -1480,6 +1525,18 @@ private:
           for (StmtPtr &X : prologue())
             Lowered.push_back(std::move(X));
         Stmts Epilogue;
+        if (PingPong) {
+          // The first turn is the first warpgroup's: the second gives it.
+          const LoopDim &D = F->getDims()[0];
+          Stmts Give;
+          Give.push_back(turnBarrier("cuda.bar_arrive", lit(1)));
+          Stmts Before;
+          Before.push_back(ifThen(ex::land(ex::binary(BinaryOp::Eq, consumerWarpgroup(), lit(1)),
+                                           ex::binary(BinaryOp::Gt, D.Hi->clone(),
+                                                      D.Lo->clone())),
+                                  std::move(Give)));
+          Lowered.push_back(perThread(std::move(Before)));
+        }
         if (Rot.Last) {
           Epilogue = rotatedEpilogue();
           rewriteRotatedBody(F->getBodyMutable());
@@ -1574,7 +1631,7 @@ private:
   /// The warp-specialized form: its mbarriers (full barrier of each tile
   /// stage, then for ring tiles the empty ones), the tiles' first full and
   /// empty barrier, and the run-time choice between TMA and cp.async.
-  bool WS = false, HadThreadIndex = false;
+  bool WS = false, HadThreadIndex = false, PingPong = false;
   BufferValue *Mbar = nullptr;
   llvm::DenseMap<const BufferValue *, int64_t> FullAt, EmptyAt;
   Value *Tma = nullptr;
