@@ -357,14 +357,13 @@ private:
   /// turns at issuing their gemms (rewriteRotatedBody): the softmax of one
   /// runs while the tensor cores work on the other's gemms, instead of the
   /// two contending for the tensor cores and then both leaving them idle.
-  /// `pass.warpgroup_pingpong = false` turns it off.
+  /// Off unless `pass.warpgroup_pingpong = true`: on the H200 it made the
+  /// 128-row FlashAttention 30 % slower (docs/Performance.md).
   void planPingPong() {
     if (!WS || !Rot.Last || Threads != 2 * WarpgroupSize)
       return;
-    if (const Attribute *A = F.getAttrs().get("pass.warpgroup_pingpong"))
-      if (A->getKind() == Attribute::Kind::Bool && !A->getBool())
-        return;
-    PingPong = true;
+    const Attribute *A = F.getAttrs().get("pass.warpgroup_pingpong");
+    PingPong = A && A->getKind() == Attribute::Kind::Bool && A->getBool();
   }
 
   /// The named barrier of consumer warpgroup \p WG (an expression) in the
