@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/CodeGen/SourceCodeGen.h"
+#include "ArtifactEntries.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/Walk.h"
 #include "llvm/ADT/DenseMap.h"
@@ -840,16 +841,7 @@ llvm::Error tile::emitSourceKernels(const Module &M, const SourceTarget &T,
   llvm::raw_string_ostream DeclOS(Decls), KernelOS(Kernels);
   bool Failed = false;
   for (const auto &F : M.getFunctions()) {
-    ArtifactEntry *Entry = nullptr;
-    for (ArtifactEntry &E : Artifact.Entries)
-      if (E.Name == F->getName())
-        Entry = &E;
-    if (!Entry) {
-      Artifact.Entries.push_back({});
-      Entry = &Artifact.Entries.back();
-      Entry->Name = F->getName().str();
-      Entry->Symbol = "tile_" + F->getName().str();
-    }
+    ArtifactEntry *Entry = &getOrAddArtifactEntry(Artifact, *F);
     // Without host code, the parameter descriptions are what the execution
     // backend checks arguments against.
     if (Entry->Params.empty())
