@@ -10,6 +10,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -141,4 +142,14 @@ llvm::Error tile::generateHostObject(const Module &M,
     return Obj.takeError();
   Artifact.HostObject = std::move(*Obj);
   return llvm::Error::success();
+}
+
+llvm::Error tile::generateGPUHostObject(const Module &M, int32_t DeviceType,
+                                        llvm::StringRef HostCPU,
+                                        KernelArtifact &Artifact) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  HostCodeGenOptions Opts;
+  Opts.DeviceType = DeviceType;
+  return generateHostObject(M, Opts, HostCPU, Artifact);
 }

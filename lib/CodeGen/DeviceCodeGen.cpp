@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArtifactEntries.h"
 #include "LLVMEmitter.h"
 #include "tile/IR/Walk.h"
 #include "llvm/ADT/DenseSet.h"
@@ -67,16 +68,7 @@ llvm::Error tile::emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
                                     KernelArtifact &Artifact) {
   llvm::LLVMContext &C = LM.getContext();
   for (const auto &F : M.getFunctions()) {
-    ArtifactEntry *Entry = nullptr;
-    for (ArtifactEntry &E : Artifact.Entries)
-      if (E.Name == F->getName())
-        Entry = &E;
-    if (!Entry) {
-      Artifact.Entries.push_back({});
-      Entry = &Artifact.Entries.back();
-      Entry->Name = F->getName().str();
-      Entry->Symbol = "tile_" + F->getName().str();
-    }
+    ArtifactEntry *Entry = &getOrAddArtifactEntry(Artifact, *F);
     unsigned Index = 0;
     llvm::Error Err = llvm::Error::success();
     walkStmts(F->getBody(), [&](const Stmt &S) {

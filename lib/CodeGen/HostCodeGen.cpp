@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArtifactEntries.h"
 #include "LLVMEmitter.h"
 #include "tile/Exec/RuntimeABI.h"
 #include "llvm/IR/MDBuilder.h"
@@ -500,16 +501,7 @@ llvm::Error tile::emitHostEntries(const Module &M, llvm::Module &LM,
                                   const HostCodeGenOptions &Opts,
                                   KernelArtifact &Artifact) {
   for (const auto &F : M.getFunctions()) {
-    ArtifactEntry *Entry = nullptr;
-    for (ArtifactEntry &E : Artifact.Entries)
-      if (E.Name == F->getName())
-        Entry = &E;
-    if (!Entry) {
-      Artifact.Entries.push_back({});
-      Entry = &Artifact.Entries.back();
-      Entry->Name = F->getName().str();
-      Entry->Symbol = "tile_" + F->getName().str();
-    }
+    ArtifactEntry *Entry = &getOrAddArtifactEntry(Artifact, *F);
     Entry->Params.clear();
     HostEmitter H(*F, LM, Opts, *Entry);
     if (llvm::Error E = H.emit())

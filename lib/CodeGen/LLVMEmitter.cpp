@@ -45,6 +45,36 @@ llvm::Type *tile::getLLVMMemType(llvm::LLVMContext &C, DType T) {
 
 LLVMDeviceTarget::~LLVMDeviceTarget() = default;
 
+llvm::Value *LLVMDeviceTarget::getCapture(llvm::IRBuilder<> &, KernelEmission &K,
+                                          unsigned I, llvm::Type *) {
+  return K.Fn->getArg(I);
+}
+
+std::vector<llvm::Type *>
+LLVMDeviceTarget::getCaptureParamTypes(llvm::LLVMContext &C,
+                                       const KernelEmission &K) const {
+  std::vector<llvm::Type *> Params;
+  for (const KernelCapture &Cap : K.Captures)
+    Params.push_back(Cap.isBuffer()
+                         ? llvm::PointerType::get(C, getGlobalAddressSpace())
+                         : getLLVMType(C, Cap.V->getDType()));
+  return Params;
+}
+
+llvm::Function *LLVMDeviceTarget::createKernelFunction(
+    llvm::Module &M, llvm::StringRef Name, const KernelEmission &K,
+    llvm::ArrayRef<llvm::Type *> Params, llvm::CallingConv::ID CC) {
+  auto *FT = llvm::FunctionType::get(llvm::Type::getVoidTy(M.getContext()),
+                                     Params, false);
+  llvm::Function *F =
+      llvm::Function::Create(FT, llvm::Function::ExternalLinkage, Name, M);
+  F->setCallingConv(CC);
+  F->addFnAttr(llvm::Attribute::NoUnwind);
+  for (unsigned I = 0; I != K.Captures.size(); ++I)
+    F->getArg(I)->setName(K.Captures[I].V->getName());
+  return F;
+}
+
 llvm::Value *tile::createPerThreadArray(llvm::IRBuilder<> &B, KernelEmission &K,
                                         const BufferValue &Buf,
                                         llvm::Type *ElemTy, uint64_t NumElems) {
@@ -73,6 +103,18 @@ llvm::Value *StaticSharedArrays::allocate(llvm::IRBuilder<> &B,
   int64_t Offset = placeSharedBuffer(K, Bytes);
   return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), KA.Placeholder, Offset,
                                       Buf.getName());
+}
+
+llvm::Value *StaticSharedArrays::allocateOnChip(llvm::IRBuilder<> &B,
+                                                KernelEmission &K,
+                                                const BufferValue &Buf,
+                                                llvm::Type *ElemTy,
+                                                uint64_t NumElems) {
+  if (Buf.getScope() == MemScope::Shared) {
+    const llvm::DataLayout &DL = K.Fn->getParent()->getDataLayout();
+    return allocate(B, K, Buf, DL.getTypeAllocSize(ElemTy) * NumElems);
+  }
+  return createPerThreadArray(B, K, Buf, ElemTy, NumElems);
 }
 
 int64_t tile::placeSharedBuffer(KernelEmission &K, uint64_t Bytes) {

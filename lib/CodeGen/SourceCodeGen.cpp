@@ -13,12 +13,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/CodeGen/SourceCodeGen.h"
+#include "ArtifactEntries.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/Walk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <cmath>
 #include <map>
@@ -42,6 +44,66 @@ std::string SourceTarget::getBinary(BinaryOp Op, DType T, llvm::StringRef L,
 llvm::Error SourceTarget::emitTargetOp(SourceEmitter &, const OpStmt &Op) const {
   return llvm::createStringError("op '" + Op.getName() + "' is not supported by target " +
                                  getTargetDescription());
+}
+
+std::string SourceTarget::getMathCall(Intrinsic I, DType T,
+                                      llvm::ArrayRef<std::string> Args) const {
+  if (I == Intrinsic::Abs && isUnsigned(T))
+    return Args[0];
+  std::string S = getMathFunction(I, T).str() + "(";
+  for (size_t A = 0; A != Args.size(); ++A)
+    S += (A ? ", " : "") + Args[A];
+  return S + ")";
+}
+
+llvm::StringRef SourceTarget::getMathFunction(Intrinsic I, DType T) const {
+  switch (I) {
+  case Intrinsic::Min: return "min";
+  case Intrinsic::Max: return "max";
+  case Intrinsic::Abs: return isFloat(T) ? "fabs" : "abs";
+  case Intrinsic::Exp: return "exp";
+  case Intrinsic::Exp2: return "exp2";
+  case Intrinsic::Log: return "log";
+  case Intrinsic::Log2: return "log2";
+  case Intrinsic::Sqrt: return "sqrt";
+  case Intrinsic::Rsqrt: return "rsqrt";
+  case Intrinsic::Tanh: return "tanh";
+  default: llvm_unreachable("not a math function");
+  }
+}
+
+std::string SourceTarget::getUniformRef(const SourceKernel &K,
+                                        const SourceUniformField &F) const {
+  return K.UniformVar + "." + F.Name;
+}
+
+std::string SourceTarget::formatFloatDigits(double V, bool Short) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  if (Short)
+    OS << llvm::format("%.5g", V);
+  else
+    OS << llvm::format("%.9g", double(float(V)));
+  if (S.find_first_of(".e") == std::string::npos)
+    S += ".0";
+  return S;
+}
+
+std::string SourceTarget::formatFunction(llvm::StringRef Head,
+                                         llvm::ArrayRef<std::string> Body) {
+  std::string S = Head.str() + " {\n";
+  for (const std::string &L : Body)
+    S += "  " + L + "\n";
+  return S + "}\n";
+}
+
+ReservedWords::ReservedWords(llvm::ArrayRef<const char *> Words) {
+  for (const char *W : Words)
+    Set.insert(W);
+}
+
+bool ReservedWords::contains(llvm::StringRef Name) const {
+  return Set.count(Name) || Name.starts_with("__");
 }
 
 //===----------------------------------------------------------------------===//
@@ -779,16 +841,7 @@ llvm::Error tile::emitSourceKernels(const Module &M, const SourceTarget &T,
   llvm::raw_string_ostream DeclOS(Decls), KernelOS(Kernels);
   bool Failed = false;
   for (const auto &F : M.getFunctions()) {
-    ArtifactEntry *Entry = nullptr;
-    for (ArtifactEntry &E : Artifact.Entries)
-      if (E.Name == F->getName())
-        Entry = &E;
-    if (!Entry) {
-      Artifact.Entries.push_back({});
-      Entry = &Artifact.Entries.back();
-      Entry->Name = F->getName().str();
-      Entry->Symbol = "tile_" + F->getName().str();
-    }
+    ArtifactEntry *Entry = &getOrAddArtifactEntry(Artifact, *F);
     // Without host code, the parameter descriptions are what the execution
     // backend checks arguments against.
     if (Entry->Params.empty())

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/IR/Builder.h"
+#include "LiteralTyping.h"
 #include "tile/IR/Walk.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -56,28 +57,6 @@ OpArg::OpArg(Value *V) : K(Kind::Expr), R(nullptr), E(V) {
 //===----------------------------------------------------------------------===//
 // Literal typing: the parser's coerceLiteral and unify
 //===----------------------------------------------------------------------===//
-
-/// Gives literal \p E the type \p Ty. Returns false when it cannot take it
-/// (a float literal as an integer, an integer other than 0 or 1 as i1).
-static bool coerceLiteral(ExprPtr &E, DType Ty) {
-  if (auto *I = dyn_cast<IntLitExpr>(E.get())) {
-    if (isFloat(Ty)) {
-      E = std::make_unique<FloatLitExpr>(double(I->getValue()), Ty, I->getLoc());
-      return true;
-    }
-    if (isBool(Ty) && I->getValue() != 0 && I->getValue() != 1)
-      return false;
-    I->setDType(Ty);
-    return true;
-  }
-  if (auto *F = dyn_cast<FloatLitExpr>(E.get())) {
-    if (!isFloat(Ty))
-      return false;
-    F->setDType(Ty);
-    return true;
-  }
-  return true;
-}
 
 void Builder::coerce(Typed &T, DType Ty) {
   if (!T.Untyped)

@@ -10,6 +10,7 @@
 
 #include "tile/IR/Parser.h"
 #include "Lexer.h"
+#include "LiteralTyping.h"
 #include "tile/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -95,6 +96,20 @@ private:
     if (consumeIfIdent(S))
       return true;
     return error("expected '" + S + "' " + Context + ", found " + describeTok());
+  }
+  /// `element (, element)*` and then \p Close, which expect() requires with
+  /// \p Context; with \p AllowEmpty, \p Close may come at once.
+  /// \p ParseElement returns false after reporting an error.
+  bool parseCommaList(TokKind Close, StringRef Context,
+                      llvm::function_ref<bool()> ParseElement,
+                      bool AllowEmpty = true) {
+    if (!AllowEmpty || !Tok.is(Close)) {
+      do {
+        if (!ParseElement())
+          return false;
+      } while (consumeIf(TokKind::Comma));
+    }
+    return expect(Close, Context);
   }
 
   //===--- Scopes ---------------------------------------------------------===//
@@ -204,9 +219,7 @@ private:
 
 } // namespace
 
-/// Gives literal \p E (weak) the type \p Ty. Returns false when a float
-/// literal is asked to be an integer.
-static bool coerceLiteral(ExprPtr &E, DType Ty) {
+bool tile::coerceLiteral(ExprPtr &E, DType Ty) {
   if (auto *I = dyn_cast<IntLitExpr>(E.get())) {
     if (isFloat(Ty)) {
       E = std::make_unique<FloatLitExpr>(double(I->getValue()), Ty, I->getLoc());
@@ -282,16 +295,14 @@ std::unique_ptr<Function> Parser::parseFunction() {
   ScopeGuard Top(*this);
   if (!expect(TokKind::LParen, "to start the parameter list"))
     return nullptr;
-  if (!Tok.is(TokKind::RParen)) {
-    do {
-      SMLoc Loc = Tok.getLoc();
-      auto P = parseParam();
-      if (!P || !declare(P.get(), Loc))
-        return nullptr;
-      F->addParam(std::move(P));
-    } while (consumeIf(TokKind::Comma));
-  }
-  if (!expect(TokKind::RParen, "to end the parameter list"))
+  if (!parseCommaList(TokKind::RParen, "to end the parameter list", [&] {
+        SMLoc Loc = Tok.getLoc();
+        auto P = parseParam();
+        if (!P || !declare(P.get(), Loc))
+          return false;
+        F->addParam(std::move(P));
+        return true;
+      }))
     return nullptr;
   if (consumeIfIdent("attributes") && !parseAttrDict(F->getAttrsMutable()))
     return nullptr;
@@ -361,28 +372,24 @@ std::unique_ptr<Value> Parser::parseParam() {
   if (!consumeIf(TokKind::LBrack))
     return std::make_unique<Value>(Value::Kind::Param, Name, *Ty, Loc);
   std::vector<ExprPtr> Shape, Strides;
-  if (!Tok.is(TokKind::RBrack)) {
-    do {
+  auto ShapeDimInto = [&](std::vector<ExprPtr> &Dims) {
+    return [&] {
       ExprPtr D = parseShapeDim();
       if (!D)
-        return nullptr;
-      Shape.push_back(std::move(D));
-    } while (consumeIf(TokKind::Comma));
-  }
-  if (!expect(TokKind::RBrack, "to end the shape"))
+        return false;
+      Dims.push_back(std::move(D));
+      return true;
+    };
+  };
+  if (!parseCommaList(TokKind::RBrack, "to end the shape", ShapeDimInto(Shape)))
     return nullptr;
   if (Tok.isIdent("strides")) {
     SMLoc SLoc = Tok.getLoc();
     consume();
     if (!expect(TokKind::LParen, "after 'strides'"))
       return nullptr;
-    do {
-      ExprPtr D = parseShapeDim();
-      if (!D)
-        return nullptr;
-      Strides.push_back(std::move(D));
-    } while (consumeIf(TokKind::Comma));
-    if (!expect(TokKind::RParen, "to end the strides"))
+    if (!parseCommaList(TokKind::RParen, "to end the strides",
+                        ShapeDimInto(Strides), /*AllowEmpty=*/false))
       return nullptr;
     if (Strides.size() != Shape.size()) {
       error(SLoc, "'%" + Name + "' has " +
@@ -994,6 +1001,15 @@ bool Parser::parseAttrDict(AttributeList &Attrs) {
 }
 
 bool Parser::parseAttrValue(Attribute &A) {
+  auto AttrValueInto = [&](std::vector<Attribute> &Values) {
+    return [&] {
+      Attribute V;
+      if (!parseAttrValue(V))
+        return false;
+      Values.push_back(std::move(V));
+      return true;
+    };
+  };
   NestingGuard N(*this);
   if (!N.ok())
     return false;
@@ -1024,15 +1040,7 @@ bool Parser::parseAttrValue(Attribute &A) {
   if (Tok.is(TokKind::LBrack)) {
     consume();
     std::vector<Attribute> Elems;
-    if (!Tok.is(TokKind::RBrack)) {
-      do {
-        Attribute E;
-        if (!parseAttrValue(E))
-          return false;
-        Elems.push_back(std::move(E));
-      } while (consumeIf(TokKind::Comma));
-    }
-    if (!expect(TokKind::RBrack, "to end the list"))
+    if (!parseCommaList(TokKind::RBrack, "to end the list", AttrValueInto(Elems)))
       return false;
     A = Attribute::getList(std::move(Elems));
     return true;
@@ -1049,15 +1057,8 @@ bool Parser::parseAttrValue(Attribute &A) {
       return true;
     }
     std::vector<Attribute> Args;
-    if (!Tok.is(TokKind::RParen)) {
-      do {
-        Attribute E;
-        if (!parseAttrValue(E))
-          return false;
-        Args.push_back(std::move(E));
-      } while (consumeIf(TokKind::Comma));
-    }
-    if (!expect(TokKind::RParen, "to end the attribute arguments"))
+    if (!parseCommaList(TokKind::RParen, "to end the attribute arguments",
+                        AttrValueInto(Args)))
       return false;
     A = Attribute::getCall(Name, std::move(Args));
     return true;
@@ -1119,18 +1120,16 @@ ExprPtr Parser::parseExprAs(DType Ty) {
 
 bool Parser::parseExprList(std::vector<ExprPtr> &Out, TokKind Close,
                            StringRef What, unsigned *MaxDepth) {
-  if (!consumeIf(Close)) {
-    do {
-      PExpr E = parseExpr();
-      if (!E || !coerceOrError(E, DType::I32))
-        return false;
-      if (MaxDepth)
-        *MaxDepth = std::max(*MaxDepth, E.Depth);
-      Out.push_back(std::move(E.E));
-    } while (consumeIf(TokKind::Comma));
-    if (!expect(Close, ("to end the " + What).str()))
-      return false;
-  }
+  if (!parseCommaList(Close, ("to end the " + What).str(), [&] {
+        PExpr E = parseExpr();
+        if (!E || !coerceOrError(E, DType::I32))
+          return false;
+        if (MaxDepth)
+          *MaxDepth = std::max(*MaxDepth, E.Depth);
+        Out.push_back(std::move(E.E));
+        return true;
+      }))
+    return false;
   return true;
 }
 
@@ -1322,16 +1321,15 @@ PExpr Parser::parseCallLike(StringRef Name, SMLoc Loc) {
   if (!expect(TokKind::LParen, ("after '" + Name + "'").str()))
     return {};
   std::vector<PExpr> Args;
-  if (!consumeIf(TokKind::RParen)) {
-    do {
-      PExpr A = parseExpr();
-      if (!A)
-        return {};
-      Args.push_back(std::move(A));
-    } while (consumeIf(TokKind::Comma));
-    if (!expect(TokKind::RParen, ("to end the arguments of '" + Name + "'").str()))
-      return {};
-  }
+  if (!parseCommaList(TokKind::RParen,
+                      ("to end the arguments of '" + Name + "'").str(), [&] {
+                        PExpr A = parseExpr();
+                        if (!A)
+                          return false;
+                        Args.push_back(std::move(A));
+                        return true;
+                      }))
+    return {};
   unsigned Arity = getIntrinsicArity(*Fn);
   if (Args.size() != Arity) {
     error(Loc, "'" + Name + "' takes " + Twine(Arity) + " argument" +

@@ -84,9 +84,10 @@ public:
   /// the tensor maps it lists in K.TensorMaps, if any.
   virtual llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
                                        KernelEmission &K) = 0;
-  /// The value of capture \p I inside the kernel (at the entry block).
+  /// The value of capture \p I inside the kernel (at the entry block); the
+  /// default is the kernel's parameter \p I.
   virtual llvm::Value *getCapture(llvm::IRBuilder<> &B, KernelEmission &K,
-                                  unsigned I, llvm::Type *Ty) = 0;
+                                  unsigned I, llvm::Type *Ty);
   /// The block index along grid dimension \p Dim (i32).
   virtual llvm::Value *getBlockIndex(llvm::IRBuilder<> &B, KernelEmission &K,
                                      unsigned Dim) = 0;
@@ -118,6 +119,20 @@ public:
   /// Whether parallel loops become vectorizable serial loops (CPU) rather
   /// than being distributed over threads by earlier passes.
   virtual bool annotateParallelLoops() const { return true; }
+
+protected:
+  /// Parameter types for kernels that take \p K's captures directly:
+  /// buffers as pointers in the global address space, scalars as their
+  /// register types.
+  std::vector<llvm::Type *> getCaptureParamTypes(llvm::LLVMContext &C,
+                                                 const KernelEmission &K) const;
+  /// A nounwind void kernel \p Name of \p Params with calling convention
+  /// \p CC in \p M, its first parameters named after the captures of \p K.
+  static llvm::Function *createKernelFunction(llvm::Module &M,
+                                              llvm::StringRef Name,
+                                              const KernelEmission &K,
+                                              llvm::ArrayRef<llvm::Type *> Params,
+                                              llvm::CallingConv::ID CC);
 };
 
 /// The byte offset of a new shared buffer of \p Bytes in the kernel's
@@ -155,6 +170,12 @@ public:
   /// emitted.
   llvm::Value *allocate(llvm::IRBuilder<> &B, KernelEmission &K,
                         const BufferValue &Buf, uint64_t Bytes);
+  /// LLVMDeviceTarget::allocateOnChip for such targets: a slice of the
+  /// array for a shared buffer, a per-thread array (createPerThreadArray)
+  /// for any other.
+  llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
+                              const BufferValue &Buf, llvm::Type *ElemTy,
+                              uint64_t NumElems);
   /// Replaces each placeholder by an array of the kernel's final size
   /// (`<kernel>.<suffix>`).
   void finish(const KernelArtifact &A);
@@ -196,6 +217,13 @@ llvm::Error emitHostEntries(const Module &M, llvm::Module &LM,
 llvm::Error generateHostObject(const Module &M, const HostCodeGenOptions &Opts,
                                llvm::StringRef HostCPU, KernelArtifact &Artifact);
 
+/// generateHostObject for a GPU backend's host code, tensors on DLPack
+/// device type \p DeviceType, after initializing LLVM's native target
+/// (which a GPU backend does not otherwise need).
+llvm::Error generateGPUHostObject(const Module &M, int32_t DeviceType,
+                                  llvm::StringRef HostCPU,
+                                  KernelArtifact &Artifact);
+
 /// A TargetMachine for \p Triple and \p CPU ("native" for this machine),
 /// at O3.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
@@ -228,6 +256,37 @@ private:
 
 /// Prints \p M as LLVM IR text.
 std::string printLLVMModule(const llvm::Module &M);
+
+/// An external program of device codegen (an assembler, a linker): the
+/// path in $\p EnvVar, else \p Name on the PATH, else \p Fallback when it
+/// is executable.
+std::optional<std::string> findExternalTool(const char *EnvVar,
+                                            llvm::StringRef Name,
+                                            llvm::StringRef Fallback);
+
+/// What an external tool run by runExternalTool left.
+struct ExternalToolRun {
+  /// The tool's exit status, and why it could not be started (if so).
+  int ExitCode = 0;
+  std::string ErrMsg;
+  /// What it printed on stdout and stderr.
+  std::string Log;
+  /// Its output file, when it exited with 0 and the file can be read.
+  std::optional<std::string> Output;
+
+  /// "<Tool> failed (<exit N or why>):\n<log>", for a run that exited
+  /// non-zero.
+  std::string getFailureMessage(const llvm::Twine &Tool) const;
+};
+
+/// Runs `Program Flags... <in> -o <out>` on \p Input written to the
+/// temporary file <in> (extension \p InExt), with <out> a temporary file
+/// with extension \p OutExt, and removes both afterwards. An error only
+/// when the temporary input file cannot be created.
+llvm::Expected<ExternalToolRun>
+runExternalTool(llvm::StringRef Program, llvm::ArrayRef<llvm::StringRef> Flags,
+                llvm::StringRef Input, llvm::StringRef InExt,
+                llvm::StringRef OutExt);
 
 } // namespace tile
 

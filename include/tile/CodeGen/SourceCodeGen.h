@@ -25,6 +25,7 @@
 #include "tile/IR/Diagnostics.h"
 #include "tile/IR/IR.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -147,9 +148,14 @@ public:
                                     DType To) const = 0;
   virtual std::string getSelect(llvm::StringRef Cond, llvm::StringRef IfTrue,
                                 llvm::StringRef IfFalse) const = 0;
-  /// min, max, abs, exp, exp2, log, log2, sqrt, rsqrt, tanh on \p T.
+  /// min, max, abs, exp, exp2, log, log2, sqrt, rsqrt, tanh on \p T; the
+  /// default calls getMathFunction, and abs of an unsigned value is the
+  /// value.
   virtual std::string getMathCall(Intrinsic I, DType T,
-                                  llvm::ArrayRef<std::string> Args) const = 0;
+                                  llvm::ArrayRef<std::string> Args) const;
+  /// The function getMathCall calls for \p I on \p T; the default is C's
+  /// spelling (fabs for floats, rsqrt).
+  virtual llvm::StringRef getMathFunction(Intrinsic I, DType T) const;
   /// A binary operator on operands of \p T; the default is C's spelling.
   virtual std::string getBinary(BinaryOp Op, DType T, llvm::StringRef L,
                                 llvm::StringRef R) const;
@@ -198,13 +204,35 @@ public:
                                const SourceKernel &K) const = 0;
   virtual void emitModuleShared(llvm::raw_ostream &OS,
                                 const SourceKernel &K) const {}
-  /// How the uniform field \p Field is read inside a kernel.
+  /// How the uniform field \p Field is read inside a kernel; the default is
+  /// a member of the uniform block variable (`UniformVar.Field`).
   virtual std::string getUniformRef(const SourceKernel &K,
-                                    const SourceUniformField &Field) const = 0;
+                                    const SourceUniformField &Field) const;
 
   /// Prints a dialect op of the target (e.g. metal.simdgroup_mma); the
   /// default rejects it.
   virtual llvm::Error emitTargetOp(SourceEmitter &E, const OpStmt &Op) const;
+
+protected:
+  /// The digits of a finite float literal: 9 significant digits of \p V
+  /// rounded to f32, or 5 of \p V when \p Short (16-bit floats), with a
+  /// ".0" where they would read as an integer; the target adds its suffix.
+  static std::string formatFloatDigits(double V, bool Short);
+  /// `Head {`, each line of \p Body indented on its own line, and `}`: a
+  /// helper function's definition for getFunction.
+  static std::string formatFunction(llvm::StringRef Head,
+                                    llvm::ArrayRef<std::string> Body);
+};
+
+/// A language's reserved words for SourceTarget::isReserved: the words it
+/// was built from, and every name starting with "__".
+class ReservedWords {
+public:
+  explicit ReservedWords(llvm::ArrayRef<const char *> Words);
+  bool contains(llvm::StringRef Name) const;
+
+private:
+  llvm::StringSet<> Set;
 };
 
 /// Reports every statement of \p M that uses a dtype \p T rejects, at the

@@ -22,12 +22,7 @@
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include <chrono>
 #include <mutex>
@@ -47,40 +42,26 @@ public:
   llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
                                KernelEmission &K) override {
     llvm::LLVMContext &C = M.getContext();
-    std::vector<llvm::Type *> Params;
-    for (const KernelCapture &Cap : K.Captures)
-      Params.push_back(Cap.isBuffer()
-                           ? llvm::PointerType::get(C, getGlobalAddressSpace())
-                           : getLLVMType(C, Cap.V->getDType()));
+    std::vector<llvm::Type *> Params = getCaptureParamTypes(C, K);
     collectTensorMaps(K);
     for (size_t I = 0; I != K.TensorMaps.size(); ++I)
       Params.push_back(getTensorMapArgType(C));
-    auto *FT = llvm::FunctionType::get(llvm::Type::getVoidTy(C), Params, false);
     llvm::Function *F =
-        llvm::Function::Create(FT, llvm::Function::ExternalLinkage, Name, M);
-    F->setCallingConv(llvm::CallingConv::PTX_Kernel);
-    F->addFnAttr(llvm::Attribute::NoUnwind);
+        createKernelFunction(M, Name, K, Params, llvm::CallingConv::PTX_Kernel);
     int64_t Threads = K.Kernel->getThreads()->getConstInt().value_or(1);
     F->addFnAttr("nvvm.maxntid", std::to_string(Threads));
     // ptxas honours setmaxnreg only with the register count at entry fixed
     // by the launch bounds (else info C7508: 'setmaxnreg' ignored).
     if (kernelUsesSetmaxnreg(*K.Kernel))
       F->addFnAttr("nvvm.minctasm", "1");
-    for (unsigned I = 0; I != K.Captures.size(); ++I) {
-      F->getArg(I)->setName(K.Captures[I].V->getName());
+    for (unsigned I = 0; I != K.Captures.size(); ++I)
       if (K.Captures[I].isBuffer())
         F->addParamAttr(I, llvm::Attribute::NoAlias);
-    }
     for (const ArtifactTensorMap &Map : K.TensorMaps) {
       F->getArg(Map.Arg)->setName("tmap_" + Map.Name);
       addTensorMapParamAttrs(*F, Map.Arg);
     }
     return F;
-  }
-
-  llvm::Value *getCapture(llvm::IRBuilder<> &B, KernelEmission &K, unsigned I,
-                          llvm::Type *Ty) override {
-    return K.Fn->getArg(I);
   }
 
   llvm::Value *getBlockIndex(llvm::IRBuilder<> &B, KernelEmission &K,
@@ -194,51 +175,24 @@ std::once_flag InitOnce;
 
 /// Finds ptxas: $TILE_PTXAS, the PATH, then /usr/local/cuda/bin.
 std::optional<std::string> findPtxas() {
-  if (const char *Env = std::getenv("TILE_PTXAS"))
-    return std::string(Env);
-  if (auto P = llvm::sys::findProgramByName("ptxas"))
-    return *P;
-  if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
-    return std::string("/usr/local/cuda/bin/ptxas");
-  return std::nullopt;
+  return findExternalTool("TILE_PTXAS", "ptxas", "/usr/local/cuda/bin/ptxas");
 }
 
 /// ptxas -O3 -v: the cubin, and the resource report in the notes.
 llvm::Error assemble(llvm::StringRef Ptxas, llvm::StringRef Arch,
                      KernelArtifact &A) {
-  llvm::SmallString<128> In, Out, Log;
-  if (std::error_code EC = llvm::sys::fs::createTemporaryFile("tile", "ptx", In))
-    return llvm::createStringError("cannot create a temporary file: " + EC.message());
-  llvm::sys::fs::createTemporaryFile("tile", "cubin", Out);
-  llvm::sys::fs::createTemporaryFile("tile", "log", Log);
-  auto Cleanup = llvm::make_scope_exit([&] {
-    llvm::sys::fs::remove(In);
-    llvm::sys::fs::remove(Out);
-    llvm::sys::fs::remove(Log);
-  });
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(In, EC);
-    OS << A.DeviceSource;
-  }
   std::string ArchFlag = ("-arch=" + Arch).str();
-  llvm::StringRef Args[] = {Ptxas, ArchFlag, "-O3", "-v", In, "-o", Out};
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(), Log.str()};
-  std::string ErrMsg;
-  int RC = llvm::sys::ExecuteAndWait(Ptxas, Args, std::nullopt, Redirects, 0, 0,
-                                     &ErrMsg);
-  auto LogBuf = llvm::MemoryBuffer::getFile(Log);
-  std::string Report = LogBuf ? (*LogBuf)->getBuffer().str() : "";
-  if (RC != 0)
-    return llvm::createStringError("ptxas failed (" +
-                                   (ErrMsg.empty() ? "exit " + std::to_string(RC) : ErrMsg) +
-                                   "):\n" + Report);
-  auto Cubin = llvm::MemoryBuffer::getFile(Out, /*IsText=*/false);
-  if (!Cubin)
+  llvm::Expected<ExternalToolRun> Run = runExternalTool(
+      Ptxas, {ArchFlag, "-O3", "-v"}, A.DeviceSource, "ptx", "cubin");
+  if (!Run)
+    return Run.takeError();
+  if (Run->ExitCode != 0)
+    return llvm::createStringError(Run->getFailureMessage("ptxas"));
+  if (!Run->Output)
     return llvm::createStringError("ptxas wrote no cubin");
-  A.DeviceCode = (*Cubin)->getBuffer().str();
+  A.DeviceCode = std::move(*Run->Output);
   A.DeviceFmt = DeviceFormat::Cubin;
-  A.Notes["ptxas"] = Report;
+  A.Notes["ptxas"] = Run->Log;
   // For the cuda executor: the architecture the cubin runs on (it hands
   // the PTX to the driver on a device of another major version).
   A.Notes["cubin.arch"] = Arch.str();
@@ -295,12 +249,9 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
 
 llvm::Error generateCUDAHostCode(const BackendContext &Ctx, const Module &M,
                                  KernelArtifact &Artifact) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  HostCodeGenOptions Opts;
-  Opts.DeviceType = 2; // kDLCUDA: tensors in CUDA device memory
-  return generateHostObject(
-      M, Opts, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
+  // kDLCUDA: tensors in CUDA device memory.
+  return generateGPUHostObject(
+      M, 2, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
 }
 
 } // namespace tile

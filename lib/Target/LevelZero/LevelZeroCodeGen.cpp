@@ -23,7 +23,6 @@
 #include "tile/Target/BackendContext.h"
 #include "llvm/IR/IntrinsicsSPIRV.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include <mutex>
@@ -52,17 +51,11 @@ public:
 
   llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
                                KernelEmission &K) override {
-    llvm::LLVMContext &C = M.getContext();
     std::vector<llvm::Type *> Params;
     for (const KernelCapture &Cap : K.Captures)
-      Params.push_back(paramType(C, Cap));
-    auto *FT = llvm::FunctionType::get(llvm::Type::getVoidTy(C), Params, false);
+      Params.push_back(paramType(M.getContext(), Cap));
     llvm::Function *F =
-        llvm::Function::Create(FT, llvm::Function::ExternalLinkage, Name, M);
-    F->setCallingConv(llvm::CallingConv::SPIR_KERNEL);
-    F->addFnAttr(llvm::Attribute::NoUnwind);
-    for (unsigned I = 0; I != K.Captures.size(); ++I)
-      F->getArg(I)->setName(K.Captures[I].V->getName());
+        createKernelFunction(M, Name, K, Params, llvm::CallingConv::SPIR_KERNEL);
     LocalMemory.addKernel(K.Kernel, F);
     return F;
   }
@@ -116,12 +109,7 @@ public:
   llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
                               const BufferValue &Buf, llvm::Type *ElemTy,
                               uint64_t NumElems) override {
-    if (Buf.getScope() == MemScope::Shared) {
-      const llvm::DataLayout &DL = K.Fn->getParent()->getDataLayout();
-      return LocalMemory.allocate(B, K, Buf,
-                                  DL.getTypeAllocSize(ElemTy) * NumElems);
-    }
-    return createPerThreadArray(B, K, Buf, ElemTy, NumElems);
+    return LocalMemory.allocateOnChip(B, K, Buf, ElemTy, NumElems);
   }
 
   /// Parallel loops are distributed over work-items by the pipeline.
@@ -175,12 +163,9 @@ llvm::Error generateLevelZeroDeviceCode(const BackendContext &Ctx,
 llvm::Error generateLevelZeroHostCode(const BackendContext &Ctx,
                                       const Module &M,
                                       KernelArtifact &Artifact) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  HostCodeGenOptions Opts;
-  Opts.DeviceType = kDLOneAPI;
-  return generateHostObject(
-      M, Opts, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
+  return generateGPUHostObject(
+      M, kDLOneAPI, Ctx.getHostTarget().getAttr("mcpu").value_or("native"),
+      Artifact);
 }
 
 } // namespace tile

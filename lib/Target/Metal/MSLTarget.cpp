@@ -11,8 +11,6 @@
 
 #include "MSLTarget.h"
 #include "tile/Target/BackendContext.h"
-#include "llvm/ADT/StringSet.h"
-#include "llvm/Support/Format.h"
 
 using namespace tile;
 
@@ -67,13 +65,8 @@ bool MSLTarget::isReserved(llvm::StringRef Name) const {
       "ushort", "using", "vertex", "fragment", "void", "volatile", "while",
       "bfloat", "metal", "abs", "min", "max", "exp", "exp2", "log", "log2",
       "sqrt", "rsqrt", "tanh", "fmod", "select", "INFINITY"};
-  static const llvm::StringSet<> Set = [] {
-    llvm::StringSet<> S;
-    for (const char *W : Words)
-      S.insert(W);
-    return S;
-  }();
-  return Set.count(Name) || Name.starts_with("__");
+  static const ReservedWords Set(Words);
+  return Set.contains(Name);
 }
 
 std::string MSLTarget::getIntLiteral(int64_t V, DType T) const {
@@ -92,12 +85,7 @@ std::string MSLTarget::getIntLiteral(int64_t V, DType T) const {
 }
 
 std::string MSLTarget::getFloatLiteral(double V, DType T) const {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  OS << llvm::format(T == DType::F32 ? "%.9g" : "%.5g",
-                     T == DType::F32 ? double(float(V)) : V);
-  if (S.find_first_of(".e") == std::string::npos)
-    S += ".0";
+  std::string S = formatFloatDigits(V, /*Short=*/T != DType::F32);
   if (T == DType::F16)
     return S + "h";
   if (T == DType::BF16)
@@ -117,30 +105,6 @@ std::string MSLTarget::getConversion(llvm::StringRef X, DType From, DType To) co
 std::string MSLTarget::getSelect(llvm::StringRef Cond, llvm::StringRef IfTrue,
                                  llvm::StringRef IfFalse) const {
   return ("(" + Cond + " ? " + IfTrue + " : " + IfFalse + ")").str();
-}
-
-std::string MSLTarget::getMathCall(Intrinsic I, DType T,
-                                   llvm::ArrayRef<std::string> Args) const {
-  if (I == Intrinsic::Abs && isUnsigned(T))
-    return Args[0];
-  llvm::StringRef Fn;
-  switch (I) {
-  case Intrinsic::Min: Fn = "min"; break;
-  case Intrinsic::Max: Fn = "max"; break;
-  case Intrinsic::Abs: Fn = isFloat(T) ? "fabs" : "abs"; break;
-  case Intrinsic::Exp: Fn = "exp"; break;
-  case Intrinsic::Exp2: Fn = "exp2"; break;
-  case Intrinsic::Log: Fn = "log"; break;
-  case Intrinsic::Log2: Fn = "log2"; break;
-  case Intrinsic::Sqrt: Fn = "sqrt"; break;
-  case Intrinsic::Rsqrt: Fn = "rsqrt"; break;
-  case Intrinsic::Tanh: Fn = "tanh"; break;
-  default: llvm_unreachable("not a math function");
-  }
-  std::string S = Fn.str() + "(";
-  for (size_t A = 0; A != Args.size(); ++A)
-    S += (A ? ", " : "") + Args[A];
-  return S + ")";
 }
 
 std::string MSLTarget::getBinary(BinaryOp Op, DType T, llvm::StringRef L,
@@ -170,10 +134,6 @@ std::string MSLTarget::getForHead(llvm::StringRef Var, DType T, llvm::StringRef 
       .str();
 }
 
-std::string MSLTarget::getReturn(llvm::StringRef X) const {
-  return ("return " + X + ";").str();
-}
-
 std::string
 MSLTarget::getFunction(llvm::StringRef Name, DType Ret,
                        llvm::ArrayRef<std::pair<std::string, DType>> Params,
@@ -181,10 +141,7 @@ MSLTarget::getFunction(llvm::StringRef Name, DType Ret,
   std::string S = "static inline " + getTypeName(Ret) + " " + Name.str() + "(";
   for (size_t I = 0; I != Params.size(); ++I)
     S += (I ? ", " : "") + getTypeName(Params[I].second) + " " + Params[I].first;
-  S += ") {\n";
-  for (const std::string &L : Body)
-    S += "  " + L + "\n";
-  return S + "}\n";
+  return formatFunction(S + ")", Body);
 }
 
 std::vector<std::string>
@@ -250,11 +207,6 @@ void MSLTarget::emitKernelBegin(llvm::raw_ostream &OS, const SourceKernel &K) co
   for (const SourceKernel::SharedBuffer &B : K.Shared)
     OS << "  threadgroup " << getTypeName(B.Buf->getDType()) << " " << B.Name << "["
        << B.NumElems << "];\n";
-}
-
-std::string MSLTarget::getUniformRef(const SourceKernel &K,
-                                     const SourceUniformField &F) const {
-  return K.UniformVar + "." + F.Name;
 }
 
 //===----------------------------------------------------------------------===//

@@ -37,8 +37,6 @@ public:
   std::string getConversion(llvm::StringRef X, DType From, DType To) const override;
   std::string getSelect(llvm::StringRef Cond, llvm::StringRef IfTrue,
                         llvm::StringRef IfFalse) const override;
-  std::string getMathCall(Intrinsic I, DType T,
-                          llvm::ArrayRef<std::string> Args) const override;
   std::string getBinary(BinaryOp Op, DType T, llvm::StringRef L,
                         llvm::StringRef R) const override;
 
@@ -66,9 +64,6 @@ public:
                          llvm::StringRef UniformStruct,
                          llvm::StringRef UniformVar) const override;
   void emitKernelBegin(llvm::raw_ostream &OS, const SourceKernel &K) const override;
-  std::string getUniformRef(const SourceKernel &K,
-                            const SourceUniformField &F) const override;
-  std::string getReturn(llvm::StringRef X) const override;
   llvm::Error emitTargetOp(SourceEmitter &E, const OpStmt &Op) const override;
 
 private:

@@ -24,13 +24,8 @@
 #include "tile/IR/IR.h"
 #include "tile/IR/Walk.h"
 #include "tile/Target/BackendContext.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/IntrinsicsAMDGPU.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include <mutex>
@@ -57,31 +52,16 @@ public:
 
   llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
                                KernelEmission &K) override {
-    llvm::LLVMContext &C = M.getContext();
-    std::vector<llvm::Type *> Params;
-    for (const KernelCapture &Cap : K.Captures)
-      Params.push_back(Cap.isBuffer()
-                           ? llvm::PointerType::get(C, getGlobalAddressSpace())
-                           : getLLVMType(C, Cap.V->getDType()));
-    auto *FT = llvm::FunctionType::get(llvm::Type::getVoidTy(C), Params, false);
     llvm::Function *F =
-        llvm::Function::Create(FT, llvm::Function::ExternalLinkage, Name, M);
-    F->setCallingConv(llvm::CallingConv::AMDGPU_KERNEL);
-    F->addFnAttr(llvm::Attribute::NoUnwind);
+        createKernelFunction(M, Name, K, getCaptureParamTypes(M.getContext(), K),
+                             llvm::CallingConv::AMDGPU_KERNEL);
     int64_t Threads = K.Kernel->getThreads()->getConstInt().value_or(1);
     F->addFnAttr("amdgpu-flat-work-group-size",
                  std::to_string(Threads) + "," + std::to_string(Threads));
     // Every workgroup is full: the grid is a whole number of them.
     F->addFnAttr("uniform-work-group-size", "true");
-    for (unsigned I = 0; I != K.Captures.size(); ++I)
-      F->getArg(I)->setName(K.Captures[I].V->getName());
     LDS.addKernel(K.Kernel, F);
     return F;
-  }
-
-  llvm::Value *getCapture(llvm::IRBuilder<> &B, KernelEmission &K, unsigned I,
-                          llvm::Type *Ty) override {
-    return K.Fn->getArg(I);
   }
 
   llvm::Value *getBlockIndex(llvm::IRBuilder<> &B, KernelEmission &K,
@@ -112,13 +92,9 @@ public:
   llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
                               const BufferValue &Buf, llvm::Type *ElemTy,
                               uint64_t NumElems) override {
-    if (Buf.getScope() == MemScope::Shared) {
-      const llvm::DataLayout &DL = K.Fn->getParent()->getDataLayout();
-      return LDS.allocate(B, K, Buf, DL.getTypeAllocSize(ElemTy) * NumElems);
-    }
-    // Per-thread storage: private memory (address space 5), promoted to
+    // Per-thread storage is private memory (address space 5), promoted to
     // registers where LLVM can index it statically.
-    return createPerThreadArray(B, K, Buf, ElemTy, NumElems);
+    return LDS.allocateOnChip(B, K, Buf, ElemTy, NumElems);
   }
 
   llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K,
@@ -181,48 +157,20 @@ std::once_flag InitOnce;
 /// ld.lld of LLVM 22 (the code objects need it; /usr/bin/ld.lld may be an
 /// older lld): $TILE_LD_LLD, ld.lld-22 on the PATH, LLVM 22's own.
 std::optional<std::string> findLinker() {
-  if (const char *Env = std::getenv("TILE_LD_LLD"))
-    return std::string(Env);
-  if (auto P = llvm::sys::findProgramByName("ld.lld-22"))
-    return *P;
-  if (llvm::sys::fs::can_execute("/usr/lib/llvm-22/bin/ld.lld"))
-    return std::string("/usr/lib/llvm-22/bin/ld.lld");
-  return std::nullopt;
+  return findExternalTool("TILE_LD_LLD", "ld.lld-22", "/usr/lib/llvm-22/bin/ld.lld");
 }
 
 /// ld.lld -shared: relocatable AMDGPU object -> HSA code object.
 llvm::Expected<std::string> link(llvm::StringRef Linker, llvm::StringRef Object) {
-  llvm::SmallString<128> In, Out, Log;
-  if (std::error_code EC = llvm::sys::fs::createTemporaryFile("tile", "o", In))
-    return llvm::createStringError("cannot create a temporary file: " + EC.message());
-  llvm::sys::fs::createTemporaryFile("tile", "hsaco", Out);
-  llvm::sys::fs::createTemporaryFile("tile", "log", Log);
-  auto Cleanup = llvm::make_scope_exit([&] {
-    llvm::sys::fs::remove(In);
-    llvm::sys::fs::remove(Out);
-    llvm::sys::fs::remove(Log);
-  });
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(In, EC, llvm::sys::fs::OF_None);
-    OS << Object;
-  }
-  llvm::StringRef Args[] = {Linker, "-shared", In, "-o", Out};
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(), Log.str()};
-  std::string ErrMsg;
-  int RC = llvm::sys::ExecuteAndWait(Linker, Args, std::nullopt, Redirects, 0, 0,
-                                     &ErrMsg);
-  if (RC != 0) {
-    auto LogBuf = llvm::MemoryBuffer::getFile(Log);
-    return llvm::createStringError(
-        Linker + " failed (" +
-        (ErrMsg.empty() ? "exit " + std::to_string(RC) : ErrMsg) + "):\n" +
-        (LogBuf ? (*LogBuf)->getBuffer() : ""));
-  }
-  auto Code = llvm::MemoryBuffer::getFile(Out, /*IsText=*/false);
-  if (!Code)
+  llvm::Expected<ExternalToolRun> Run =
+      runExternalTool(Linker, {"-shared"}, Object, "o", "hsaco");
+  if (!Run)
+    return Run.takeError();
+  if (Run->ExitCode != 0)
+    return llvm::createStringError(Run->getFailureMessage(Linker));
+  if (!Run->Output)
     return llvm::createStringError(Linker + " wrote no code object");
-  return (*Code)->getBuffer().str();
+  return std::move(*Run->Output);
 }
 
 /// A located error at each kernel whose LDS exceeds what \p MCPU has.
@@ -305,12 +253,9 @@ llvm::Error generateROCmDeviceCode(const BackendContext &Ctx, const Module &M,
 
 llvm::Error generateROCmHostCode(const BackendContext &Ctx, const Module &M,
                                  KernelArtifact &Artifact) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  HostCodeGenOptions Opts;
-  Opts.DeviceType = 10; // kDLROCM: tensors in ROCm device memory
-  return generateHostObject(
-      M, Opts, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
+  // kDLROCM: tensors in ROCm device memory.
+  return generateGPUHostObject(
+      M, 10, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
 }
 
 } // namespace tile

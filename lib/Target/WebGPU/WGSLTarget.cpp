@@ -11,9 +11,7 @@
 
 #include "WGSLTarget.h"
 #include "tile/Target/BackendContext.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/Format.h"
 #include <cmath>
 
 using namespace tile;
@@ -109,13 +107,8 @@ bool WGSLTarget::isReserved(llvm::StringRef Name) const {
       "using", "virtual", "filter", "layout", "precision", "sample", "packed",
       "abs", "min", "max", "select", "exp", "exp2", "log", "log2", "sqrt",
       "inverseSqrt", "tanh", "workgroupBarrier", "storageBarrier"};
-  static const llvm::StringSet<> Set = [] {
-    llvm::StringSet<> S;
-    for (const char *W : Words)
-      S.insert(W);
-    return S;
-  }();
-  return Set.count(Name) || Name.starts_with("__");
+  static const ReservedWords Set(Words);
+  return Set.contains(Name);
 }
 
 std::string WGSLTarget::getIntLiteral(int64_t V, DType T) const {
@@ -132,17 +125,10 @@ std::string WGSLTarget::getIntLiteral(int64_t V, DType T) const {
 }
 
 std::string WGSLTarget::getFloatLiteral(double V, DType T) const {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  if (T == DType::F16) {
+  if (T == DType::F16)
     getTypeName(T);
-    OS << llvm::format("%.5g", V);
-  } else {
-    OS << llvm::format("%.9g", double(float(V)));
-  }
-  if (S.find_first_of(".e") == std::string::npos)
-    S += ".0";
-  return S + (T == DType::F16 ? "h" : "f");
+  return formatFloatDigits(V, /*Short=*/T == DType::F16) +
+         (T == DType::F16 ? "h" : "f");
 }
 
 std::string WGSLTarget::getInfinity(DType T, bool Negative) const {
@@ -161,28 +147,12 @@ std::string WGSLTarget::getSelect(llvm::StringRef Cond, llvm::StringRef IfTrue,
   return ("select(" + IfFalse + ", " + IfTrue + ", " + Cond + ")").str();
 }
 
-std::string WGSLTarget::getMathCall(Intrinsic I, DType T,
-                                    llvm::ArrayRef<std::string> Args) const {
-  if (I == Intrinsic::Abs && isUnsigned(T))
-    return Args[0];
-  llvm::StringRef Fn;
-  switch (I) {
-  case Intrinsic::Min: Fn = "min"; break;
-  case Intrinsic::Max: Fn = "max"; break;
-  case Intrinsic::Abs: Fn = "abs"; break;
-  case Intrinsic::Exp: Fn = "exp"; break;
-  case Intrinsic::Exp2: Fn = "exp2"; break;
-  case Intrinsic::Log: Fn = "log"; break;
-  case Intrinsic::Log2: Fn = "log2"; break;
-  case Intrinsic::Sqrt: Fn = "sqrt"; break;
-  case Intrinsic::Rsqrt: Fn = "inverseSqrt"; break;
-  case Intrinsic::Tanh: Fn = "tanh"; break;
-  default: llvm_unreachable("not a math function");
-  }
-  std::string S = Fn.str() + "(";
-  for (size_t A = 0; A != Args.size(); ++A)
-    S += (A ? ", " : "") + Args[A];
-  return S + ")";
+llvm::StringRef WGSLTarget::getMathFunction(Intrinsic I, DType T) const {
+  if (I == Intrinsic::Abs)
+    return "abs";
+  if (I == Intrinsic::Rsqrt)
+    return "inverseSqrt";
+  return SourceTarget::getMathFunction(I, T);
 }
 
 std::string WGSLTarget::getBinary(BinaryOp Op, DType T, llvm::StringRef L,
@@ -219,10 +189,7 @@ WGSLTarget::getFunction(llvm::StringRef Name, DType Ret,
   std::string S = "fn " + Name.str() + "(";
   for (size_t I = 0; I != Params.size(); ++I)
     S += (I ? ", " : "") + Params[I].first + ": " + getTypeName(Params[I].second);
-  S += ") -> " + getTypeName(Ret) + " {\n";
-  for (const std::string &L : Body)
-    S += "  " + L + "\n";
-  return S + "}\n";
+  return formatFunction(S + ") -> " + getTypeName(Ret), Body);
 }
 
 std::vector<std::string>
@@ -290,9 +257,4 @@ void WGSLTarget::emitKernelBegin(llvm::raw_ostream &OS, const SourceKernel &K) c
     OS << "  let " << K.BlockIdx[D] << ": i32 = i32(tile_wg." << XYZ[D] << ");\n";
   if (!K.ThreadIdx.empty())
     OS << "  let " << K.ThreadIdx << ": i32 = i32(tile_lid);\n";
-}
-
-std::string WGSLTarget::getUniformRef(const SourceKernel &K,
-                                      const SourceUniformField &F) const {
-  return K.UniformVar + "." + F.Name;
 }

@@ -38,8 +38,7 @@ public:
   std::string getConversion(llvm::StringRef X, DType From, DType To) const override;
   std::string getSelect(llvm::StringRef Cond, llvm::StringRef IfTrue,
                         llvm::StringRef IfFalse) const override;
-  std::string getMathCall(Intrinsic I, DType T,
-                          llvm::ArrayRef<std::string> Args) const override;
+  llvm::StringRef getMathFunction(Intrinsic I, DType T) const override;
   std::string getBinary(BinaryOp Op, DType T, llvm::StringRef L,
                         llvm::StringRef R) const override;
 
@@ -66,8 +65,6 @@ public:
                          llvm::StringRef UniformVar) const override;
   void emitKernelBegin(llvm::raw_ostream &OS, const SourceKernel &K) const override;
   void emitModuleShared(llvm::raw_ostream &OS, const SourceKernel &K) const override;
-  std::string getUniformRef(const SourceKernel &K,
-                            const SourceUniformField &F) const override;
 
 private:
   std::string Description;
