@@ -14,7 +14,7 @@ backend contracts into one fma per score (the max of unscaled scores is
 the unscaled max, as the scale is positive), and divide the output by the
 row sums through one reciprocal a row; "pp1" variants have the two
 consumer warpgroups take turns at the gemms (pass.warpgroup_pingpong =
-true; slower on the H200, so not the default).
+true; 6 % slower on the H200, so not the default).
 run_attention.sh times them side by side. Run from anywhere; it rewrites
 the .tile files here.
 """

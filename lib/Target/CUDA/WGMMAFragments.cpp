@@ -357,8 +357,9 @@ private:
   /// turns at issuing their gemms (rewriteRotatedBody): the softmax of one
   /// runs while the tensor cores work on the other's gemms, instead of the
   /// two contending for the tensor cores and then both leaving them idle.
-  /// Off unless `pass.warpgroup_pingpong = true`: on the H200 it made the
-  /// 128-row FlashAttention 30 % slower (docs/Performance.md).
+  /// Off unless `pass.warpgroup_pingpong = true`: on the H200 the 128-row
+  /// FlashAttention ran 6 % slower with it, causal the same
+  /// (docs/Performance.md).
   void planPingPong() {
     if (!WS || !Rot.Last || Threads != 2 * WarpgroupSize)
       return;
@@ -1167,24 +1168,21 @@ private:
         for (StmtPtr &X : issueGemm(G2, nullptr, Rot.Last->getLoc()))
           Second.push_back(std::move(X));
         Issue.push_back(ifThen(After->clone(), std::move(Second)));
-        if (PingPong) {
-          // Both gemms are issued: the other warpgroup's turn. The second
-          // warpgroup's last turn has no taker (it gave the first one
-          // before the loop).
-          Stmts Give;
-          Give.push_back(turnBarrier("cuda.bar_arrive", ex::sub(lit(2), consumerWarpgroup())));
-          const Expr &Hi = *Ring.Loop->getDims()[0].Hi;
-          ExprPtr Taken = ex::binary(
-              BinaryOp::LogicalOr, ex::binary(BinaryOp::Eq, consumerWarpgroup(), lit(0)),
-              ex::lt(add(ref(const_cast<Value *>(J)), 1), Hi.clone()));
-          Issue.push_back(ifThen(std::move(Taken), std::move(Give)));
-        }
         // The first gemm completes first (groups complete in order); the
         // rotated one stays in flight.
         Stmts One, Zero;
         One.push_back(opPending("cuda.wgmma_wait", 1, G1.C));
         Zero.push_back(opPending("cuda.wgmma_wait", 0, G1.C));
         Issue.push_back(ifElse(After->clone(), std::move(One), std::move(Zero)));
+        if (PingPong) {
+          // Both gemms are issued: the other warpgroup's turn, given once
+          // the first has completed (a bar.arrive between the wgmmas and
+          // their wait makes ptxas serialize them, C7514). Unconditional:
+          // the first warpgroup takes the second's last hand-over after
+          // the loop.
+          Issue.push_back(
+              turnBarrier("cuda.bar_arrive", ex::sub(lit(2), consumerWarpgroup())));
+        }
         if (WS)
           for (StmtPtr &X : releaseTiles(G1, nullptr))
             Issue.push_back(std::move(X));
@@ -1523,18 +1521,22 @@ private:
         if (!WS)
           for (StmtPtr &X : prologue())
             Lowered.push_back(std::move(X));
-        Stmts Epilogue;
+        Stmts Epilogue, TakeLast;
         if (PingPong) {
-          // The first turn is the first warpgroup's: the second gives it.
+          // The first turn is the first warpgroup's: the second gives it;
+          // after the loop the first takes the second's last hand-over.
           const LoopDim &D = F->getDims()[0];
-          Stmts Give;
-          Give.push_back(turnBarrier("cuda.bar_arrive", lit(1)));
-          Stmts Before;
-          Before.push_back(ifThen(ex::land(ex::binary(BinaryOp::Eq, consumerWarpgroup(), lit(1)),
-                                           ex::binary(BinaryOp::Gt, D.Hi->clone(),
-                                                      D.Lo->clone())),
-                                  std::move(Give)));
-          Lowered.push_back(perThread(std::move(Before)));
+          auto Turn = [&](int64_t WG, llvm::StringRef Name) {
+            Stmts Do;
+            Do.push_back(turnBarrier(Name, lit(1)));
+            Stmts L;
+            L.push_back(ifThen(ex::land(ex::binary(BinaryOp::Eq, consumerWarpgroup(), lit(WG)),
+                                        ex::binary(BinaryOp::Gt, D.Hi->clone(), D.Lo->clone())),
+                               std::move(Do)));
+            return perThread(std::move(L));
+          };
+          Lowered.push_back(Turn(1, "cuda.bar_arrive"));
+          TakeLast.push_back(Turn(0, "cuda.bar_sync"));
         }
         if (Rot.Last) {
           Epilogue = rotatedEpilogue();
@@ -1555,6 +1557,8 @@ private:
           Lowered.push_back(perThread(std::move(Drain)));
           Lowered.push_back(op("barrier"));
         }
+        for (StmtPtr &X : TakeLast)
+          Lowered.push_back(std::move(X));
         for (StmtPtr &X : Epilogue)
           Lowered.push_back(std::move(X));
         return Lowered;
