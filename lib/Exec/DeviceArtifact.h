@@ -55,7 +55,8 @@ private:
 };
 
 /// The failure text of a launch of kernel \p Index by host code whose entry
-/// has \p Count kernels, or an empty string when the index is valid.
+/// has \p Count kernels, or an empty string when the index is valid (every
+/// executor's RuntimeCall checks this, orc's too).
 inline std::string checkKernelIndex(int32_t Index, size_t Count) {
   if (Index >= 0 && size_t(Index) < Count)
     return {};
