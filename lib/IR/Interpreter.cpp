@@ -113,6 +113,21 @@ double tile::roundToDType(double V, DType T) {
   return A.convertToDouble();
 }
 
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+std::string tile::renderLocatedMessage(const llvm::SourceMgr *SM, SMLoc Loc,
+                                       const Twine &Msg) {
+  if (!SM || !Loc.isValid() || !SM->FindBufferContainingLoc(Loc))
+    return Msg.str();
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  SM->PrintMessage(OS, Loc, llvm::SourceMgr::DK_Error, Msg, /*Ranges=*/{},
+                   /*FixIts=*/{}, /*ShowColors=*/false);
+  return llvm::StringRef(S).rtrim().str();
+}
+
 namespace {
 
 /// Whether \p V is a value of the integer (or i1) type \p Ty.
@@ -271,13 +286,7 @@ private:
   //===--- Errors ---------------------------------------------------------===//
 
   std::string render(SMLoc Loc, const Twine &Msg) const {
-    if (!Opts.SM || !Loc.isValid() || !Opts.SM->FindBufferContainingLoc(Loc))
-      return Msg.str();
-    std::string S;
-    llvm::raw_string_ostream OS(S);
-    Opts.SM->PrintMessage(OS, Loc, llvm::SourceMgr::DK_Error, Msg,
-                          /*Ranges=*/{}, /*FixIts=*/{}, /*ShowColors=*/false);
-    return llvm::StringRef(S).rtrim().str();
+    return renderLocatedMessage(Opts.SM, Loc, Msg);
   }
 
   llvm::Error makeError(SMLoc Loc, const Twine &Msg) const {

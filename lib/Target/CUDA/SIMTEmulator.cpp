@@ -164,13 +164,7 @@ double cuda::emu::decodeElement(const uint8_t *In, DType T) {
 //===----------------------------------------------------------------------===//
 
 std::string SIMTEmulator::render(SMLoc Loc, const Twine &Msg) const {
-  if (!Opts.SM || !Loc.isValid() || !Opts.SM->FindBufferContainingLoc(Loc))
-    return Msg.str();
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  Opts.SM->PrintMessage(OS, Loc, llvm::SourceMgr::DK_Error, Msg, /*Ranges=*/{},
-                        /*FixIts=*/{}, /*ShowColors=*/false);
-  return llvm::StringRef(S).rtrim().str();
+  return renderLocatedMessage(Opts.SM, Loc, Msg);
 }
 
 std::string SIMTEmulator::where(SMLoc Loc) const {
