@@ -439,37 +439,26 @@ private:
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<uint32_t> Interpreter::compileExpr(const Expr &E) {
-  Node N;
-  llvm::SmallVector<const Expr *, 3> Kids;
-  describeExpr(E, N, Kids);
-  if (N.K == NodeKind::Slot) {
-    const Value *V = cast<RefExpr>(E).getValue();
-    auto It = SlotOf.find(V);
-    if (It == SlotOf.end())
-      return makeError(E.getLoc(),
-                       "'" + V->getName() + "' is used where it is not bound");
-    N.Index = It->second.Base;
-    N.PerThread = It->second.PerThread;
-  } else if (N.K == NodeKind::Load) {
-    const auto &L = cast<LoadExpr>(E);
-    auto It = BufferOf.find(L.getBuffer());
-    if (It == BufferOf.end())
-      return makeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
-                                       "' is used before it is allocated");
-    N.Index = It->second;
-  }
-  llvm::SmallVector<uint32_t, 4> KidIds;
-  for (const Expr *K : Kids) {
-    auto Id = compileExpr(*K);
-    if (!Id)
-      return Id.takeError();
-    KidIds.push_back(*Id);
-  }
-  N.FirstArg = ArgIds.size();
-  N.NumArgs = KidIds.size();
-  ArgIds.insert(ArgIds.end(), KidIds.begin(), KidIds.end());
-  Nodes.push_back(N);
-  return uint32_t(Nodes.size() - 1);
+  auto Resolve = [&](const Expr &E, Node &N) -> llvm::Error {
+    if (N.K == NodeKind::Slot) {
+      const Value *V = cast<RefExpr>(E).getValue();
+      auto It = SlotOf.find(V);
+      if (It == SlotOf.end())
+        return makeError(E.getLoc(), "'" + V->getName() +
+                                         "' is used where it is not bound");
+      N.Index = It->second.Base;
+      N.PerThread = It->second.PerThread;
+    } else if (N.K == NodeKind::Load) {
+      const auto &L = cast<LoadExpr>(E);
+      auto It = BufferOf.find(L.getBuffer());
+      if (It == BufferOf.end())
+        return makeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
+                                         "' is used before it is allocated");
+      N.Index = It->second;
+    }
+    return llvm::Error::success();
+  };
+  return flattenExpr(E, Nodes, ArgIds, Resolve, [](Node &, const Node &) {});
 }
 
 /// Whether the statement's own expressions (not nested blocks) use the

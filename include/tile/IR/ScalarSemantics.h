@@ -25,9 +25,11 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/SMLoc.h"
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tile {
 namespace scalar {
@@ -120,6 +122,35 @@ struct ExprNode {
 /// reference, the buffer of a load) is the evaluator's to fill in.
 void describeExpr(const Expr &E, ExprNode &N,
                   llvm::SmallVectorImpl<const Expr *> &Operands);
+
+/// Flattens \p E into \p Nodes, operands first, their ids in \p ArgIds;
+/// returns the id of E's node. \p Resolve(E, N) fills in what describeExpr
+/// leaves to the evaluator (a reference's slot, a load's buffer) before
+/// the operands are flattened, and may fail; \p AddOperand(N, Operand)
+/// sees the node of each operand once it is flattened.
+template <typename NodeT, typename ResolveFn, typename OperandFn>
+llvm::Expected<uint32_t> flattenExpr(const Expr &E, std::vector<NodeT> &Nodes,
+                                     std::vector<uint32_t> &ArgIds,
+                                     ResolveFn Resolve, OperandFn AddOperand) {
+  NodeT N;
+  llvm::SmallVector<const Expr *, 3> Operands;
+  describeExpr(E, N, Operands);
+  if (llvm::Error Err = Resolve(E, N))
+    return std::move(Err);
+  llvm::SmallVector<uint32_t, 4> Ids;
+  for (const Expr *O : Operands) {
+    auto Id = flattenExpr(*O, Nodes, ArgIds, Resolve, AddOperand);
+    if (!Id)
+      return Id.takeError();
+    Ids.push_back(*Id);
+    AddOperand(N, Nodes[*Id]);
+  }
+  N.FirstArg = ArgIds.size();
+  N.NumArgs = Ids.size();
+  ArgIds.insert(ArgIds.end(), Ids.begin(), Ids.end());
+  Nodes.push_back(N);
+  return uint32_t(Nodes.size() - 1);
+}
 
 } // namespace scalar
 } // namespace tile

@@ -9,9 +9,10 @@
 // SIMTEmulatorSync.cpp.
 //
 // The scalar semantics (integer wrapping, casts, NaN-propagating min/max,
-// lazy select and logical operators, the faults) mirror the reference
-// interpreter's (lib/IR/Interpreter.cpp), so that a difference in results
-// comes from the lowering, not from two readings of the language.
+// the faults) are the reference interpreter's, from one place
+// (tile/IR/ScalarSemantics.h), and select and the logical operators are
+// lazy as there, so that a difference in results comes from the lowering,
+// not from two readings of the language.
 //
 //===----------------------------------------------------------------------===//
 
@@ -231,41 +232,33 @@ uint32_t SIMTEmulator::newBuffer(const BufferValue *B) {
 }
 
 llvm::Expected<uint32_t> SIMTEmulator::compileExpr(const Expr &E) {
-  Node N;
-  llvm::SmallVector<const Expr *, 3> Kids;
-  scalar::describeExpr(E, N, Kids);
-  if (N.K == NodeKind::Slot) {
-    const Value *V = cast<RefExpr>(E).getValue();
-    auto It = SlotOf.find(V);
-    if (It == SlotOf.end())
-      return makeError(E.getLoc(),
-                       "'" + V->getName() + "' is used where it is not bound");
-    N.Index = It->second.Base;
-    N.Uniform = It->second.Uniform;
-    N.PerGroup = It->second.PerGroup;
-  } else if (N.K == NodeKind::Load) {
-    const auto &L = cast<LoadExpr>(E);
-    auto It = BufferOf.find(L.getBuffer());
-    if (It == BufferOf.end())
-      return makeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
-                                       "' is used before it is allocated");
-    N.Index = It->second;
-    // Every thread has its own registers.
-    N.Uniform = Buffers[N.Index].Where != Storage::Thread;
-  }
-  llvm::SmallVector<uint32_t, 4> KidIds;
-  for (const Expr *K : Kids) {
-    auto Id = compileExpr(*K);
-    if (!Id)
-      return Id.takeError();
-    KidIds.push_back(*Id);
-    N.Uniform &= Nodes[*Id].Uniform;
-  }
-  N.FirstArg = ArgIds.size();
-  N.NumArgs = KidIds.size();
-  ArgIds.insert(ArgIds.end(), KidIds.begin(), KidIds.end());
-  Nodes.push_back(N);
-  return uint32_t(Nodes.size() - 1);
+  auto Resolve = [&](const Expr &E, Node &N) -> llvm::Error {
+    if (N.K == NodeKind::Slot) {
+      const Value *V = cast<RefExpr>(E).getValue();
+      auto It = SlotOf.find(V);
+      if (It == SlotOf.end())
+        return makeError(E.getLoc(), "'" + V->getName() +
+                                         "' is used where it is not bound");
+      N.Index = It->second.Base;
+      N.Uniform = It->second.Uniform;
+      N.PerGroup = It->second.PerGroup;
+    } else if (N.K == NodeKind::Load) {
+      const auto &L = cast<LoadExpr>(E);
+      auto It = BufferOf.find(L.getBuffer());
+      if (It == BufferOf.end())
+        return makeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
+                                         "' is used before it is allocated");
+      N.Index = It->second;
+      // Every thread has its own registers.
+      N.Uniform = Buffers[N.Index].Where != Storage::Thread;
+    }
+    return llvm::Error::success();
+  };
+  // A node is uniform when its operands are.
+  auto AddOperand = [](Node &N, const Node &Operand) {
+    N.Uniform &= Operand.Uniform;
+  };
+  return scalar::flattenExpr(E, Nodes, ArgIds, Resolve, AddOperand);
 }
 
 llvm::Error SIMTEmulator::compileBlock(const Block &B, std::vector<XStmt> &Out) {
