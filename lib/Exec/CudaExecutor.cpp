@@ -157,10 +157,7 @@ public:
     // thread that loads, which then launches and copies.
     if (llvm::Error E = check(getDriver().cuCtxSetCurrent(Ctx), "cuCtxSetCurrent"))
       return std::move(E);
-    auto L = std::make_unique<CudaLoaded>(A, *this);
-    if (llvm::Error E = L->init())
-      return std::move(E);
-    return std::unique_ptr<LoadedArtifact>(std::move(L));
+    return loadInitialized<CudaLoaded>(A, *this);
   }
 
   llvm::Expected<void *> allocate(size_t Bytes) override {

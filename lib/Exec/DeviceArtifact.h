@@ -12,6 +12,7 @@
 
 #include "CudaExecutor.h"
 #include "tile/Exec/KernelArtifact.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <string>
 #include <vector>
 
@@ -55,12 +56,42 @@ private:
 };
 
 /// The failure text of a launch of kernel \p Index by host code whose entry
-/// has \p Count kernels, or an empty string when the index is valid.
+/// has \p Count kernels, or an empty string when the index is valid (every
+/// executor's RuntimeCall checks this, orc's too).
 inline std::string checkKernelIndex(int32_t Index, size_t Count) {
   if (Index >= 0 && size_t(Index) < Count)
     return {};
   return "host code launched kernel #" + std::to_string(Index) +
          ", but the entry has " + std::to_string(Count);
+}
+
+/// \p A loaded by a new \p LoadedT of executor \p E, whose init()
+/// succeeded.
+template <typename LoadedT, typename ExecT>
+llvm::Expected<std::unique_ptr<LoadedArtifact>>
+loadInitialized(const KernelArtifact &A, ExecT &E) {
+  auto L = std::make_unique<LoadedT>(A, E);
+  if (llvm::Error Err = L->init())
+    return std::move(Err);
+  return std::unique_ptr<LoadedArtifact>(std::move(L));
+}
+
+/// A workspace of \p Bytes in \p E's memory, zeroed by \p Clear; null after
+/// recording the error in \p Call.
+inline void *allocClearedWorkspace(
+    RuntimeCall &Call, Executor &E, int64_t Bytes,
+    llvm::function_ref<llvm::Error(void *)> Clear) {
+  auto P = E.allocate(size_t(Bytes));
+  if (!P) {
+    Call.fail(llvm::toString(P.takeError()));
+    return nullptr;
+  }
+  if (llvm::Error Err = Clear(*P)) {
+    Call.fail(llvm::toString(std::move(Err)));
+    E.deallocate(*P);
+    return nullptr;
+  }
+  return *P;
 }
 
 /// A new \p ExecT whose init() succeeded.

@@ -169,10 +169,7 @@ public:
 
   llvm::Expected<std::unique_ptr<LoadedArtifact>>
   load(const KernelArtifact &A) override {
-    auto L = std::make_unique<HsaLoaded>(A, *this);
-    if (llvm::Error E = L->init())
-      return std::move(E);
-    return std::unique_ptr<LoadedArtifact>(std::move(L));
+    return loadInitialized<HsaLoaded>(A, *this);
   }
 
   llvm::Expected<void *> allocate(size_t Bytes) override {
@@ -286,18 +283,10 @@ public:
   }
 
   void *allocWorkspace(int64_t Bytes) override {
-    auto P = Exec.allocate(size_t(Bytes));
-    if (!P) {
-      fail(llvm::toString(P.takeError()));
-      return nullptr;
-    }
-    std::vector<uint8_t> Zero(size_t(std::max<int64_t>(Bytes, 1)), 0);
-    if (llvm::Error E = Exec.copyToDevice(*P, Zero.data(), Zero.size())) {
-      fail(llvm::toString(std::move(E)));
-      Exec.deallocate(*P);
-      return nullptr;
-    }
-    return *P;
+    return allocClearedWorkspace(*this, Exec, Bytes, [&](void *P) {
+      std::vector<uint8_t> Zero(size_t(std::max<int64_t>(Bytes, 1)), 0);
+      return Exec.copyToDevice(P, Zero.data(), Zero.size());
+    });
   }
   void freeWorkspace(void *P) override { Exec.deallocate(P); }
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Exec/KernelArtifact.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -48,6 +49,27 @@ public:
     for (const std::string &S : V)
       str(S);
   }
+  void u32s(const std::vector<uint32_t> &V) {
+    u64(V.size());
+    for (uint32_t X : V)
+      u64(X);
+  }
+  /// An optional section: \p Tag, then \p Write for every kernel of
+  /// \p Entries in order; left out when \p Has holds for none of them.
+  template <typename HasFn, typename WriteFn>
+  void section(const char (&Tag)[8], const std::vector<ArtifactEntry> &Entries,
+               HasFn Has, WriteFn Write) {
+    bool Any = false;
+    for (const ArtifactEntry &E : Entries)
+      for (const ArtifactKernel &K : E.Kernels)
+        Any |= Has(K);
+    if (!Any)
+      return;
+    Out.append(Tag, sizeof(Tag));
+    for (const ArtifactEntry &E : Entries)
+      for (const ArtifactKernel &K : E.Kernels)
+        Write(K);
+  }
   std::string Out;
 };
 
@@ -80,6 +102,31 @@ public:
       if (!str(S))
         return false;
     return true;
+  }
+  bool u32s(std::vector<uint32_t> &V) {
+    uint64_t N;
+    if (!u64(N) || N > Buf.size())
+      return fail();
+    for (uint64_t I = 0; I != N; ++I) {
+      uint64_t X;
+      if (!u64(X))
+        return false;
+      V.push_back(uint32_t(X));
+    }
+    return true;
+  }
+  /// The optional section \p Tag starts, when what is left starts with it:
+  /// \p Read for every kernel of \p A in order; its first error.
+  llvm::Error section(const char (&Tag)[8], KernelArtifact &A,
+                      llvm::function_ref<llvm::Error(ArtifactKernel &)> Read) {
+    if (!Buf.starts_with(llvm::StringRef(Tag, sizeof(Tag))))
+      return llvm::Error::success();
+    Buf = Buf.drop_front(sizeof(Tag));
+    for (ArtifactEntry &E : A.Entries)
+      for (ArtifactKernel &K : E.Kernels)
+        if (llvm::Error Err = Read(K))
+          return Err;
+    return llvm::Error::success();
   }
   bool fail() {
     Failed = true;
@@ -127,14 +174,10 @@ std::string KernelArtifact::serialize() const {
     W.str(K);
     W.str(V);
   }
-  bool AnyLaunch = false;
-  for (const ArtifactEntry &E : Entries)
-    for (const ArtifactKernel &K : E.Kernels)
-      AnyLaunch |= !K.Launch.empty();
-  if (AnyLaunch) {
-    W.Out.append(kLaunchTag, sizeof(kLaunchTag));
-    for (const ArtifactEntry &E : Entries)
-      for (const ArtifactKernel &K : E.Kernels) {
+  W.section(
+      kLaunchTag, Entries,
+      [](const ArtifactKernel &K) { return !K.Launch.empty(); },
+      [&](const ArtifactKernel &K) {
         const KernelLaunch &L = K.Launch;
         W.u64(L.Bindings.size());
         for (const KernelLaunch::Binding &B : L.Bindings) {
@@ -151,29 +194,15 @@ std::string KernelArtifact::serialize() const {
         }
         W.u64(L.UniformBytes);
         W.strs(L.Grid);
-      }
-  }
-  bool AnyArgBytes = false;
-  for (const ArtifactEntry &E : Entries)
-    for (const ArtifactKernel &K : E.Kernels)
-      AnyArgBytes |= !K.ArgBytes.empty();
-  if (AnyArgBytes) {
-    W.Out.append(kArgBytesTag, sizeof(kArgBytesTag));
-    for (const ArtifactEntry &E : Entries)
-      for (const ArtifactKernel &K : E.Kernels) {
-        W.u64(K.ArgBytes.size());
-        for (uint32_t B : K.ArgBytes)
-          W.u64(B);
-      }
-  }
-  bool AnyTensorMap = false;
-  for (const ArtifactEntry &E : Entries)
-    for (const ArtifactKernel &K : E.Kernels)
-      AnyTensorMap |= !K.TensorMaps.empty();
-  if (AnyTensorMap) {
-    W.Out.append(kTensorMapTag, sizeof(kTensorMapTag));
-    for (const ArtifactEntry &E : Entries)
-      for (const ArtifactKernel &K : E.Kernels) {
+      });
+  W.section(
+      kArgBytesTag, Entries,
+      [](const ArtifactKernel &K) { return !K.ArgBytes.empty(); },
+      [&](const ArtifactKernel &K) { W.u32s(K.ArgBytes); });
+  W.section(
+      kTensorMapTag, Entries,
+      [](const ArtifactKernel &K) { return !K.TensorMaps.empty(); },
+      [&](const ArtifactKernel &K) {
         W.u64(K.TensorMaps.size());
         for (const ArtifactTensorMap &M : K.TensorMaps) {
           W.u64(M.Arg);
@@ -181,14 +210,11 @@ std::string KernelArtifact::serialize() const {
           W.str(M.Name);
           W.u64(uint64_t(M.TypeCode) | uint64_t(M.Bits) << 8 |
                 uint64_t(M.NaNFill) << 16 | uint64_t(M.Optional) << 17);
-          W.u64(M.Box.size());
-          for (uint32_t B : M.Box)
-            W.u64(B);
+          W.u32s(M.Box);
           W.u64(M.Swizzle);
           W.u64(M.L2Promotion);
         }
-      }
-  }
+      });
   return W.Out;
 }
 
@@ -259,93 +285,83 @@ llvm::Expected<KernelArtifact> KernelArtifact::deserialize(llvm::StringRef Bytes
   }
   if (R.Failed)
     return Corrupt("truncated");
-  if (R.Buf.starts_with(llvm::StringRef(kLaunchTag, sizeof(kLaunchTag)))) {
-    R.Buf = R.Buf.drop_front(sizeof(kLaunchTag));
-    for (ArtifactEntry &E : A.Entries)
-      for (ArtifactKernel &K : E.Kernels) {
-        KernelLaunch &L = K.Launch;
-        uint64_t NB = 0, NU = 0, Bytes = 0;
-        if (!R.u64(NB) || NB > R.Buf.size())
-          return Corrupt("truncated");
-        for (uint64_t I = 0; I != NB && !R.Failed; ++I) {
-          KernelLaunch::Binding B;
-          uint64_t Packed = 0, Group = 0, Slot = 0;
-          R.u64(Packed) && R.str(B.Param) && R.u64(Group) && R.u64(Slot);
-          if ((Packed & 0xff) > 1 || (Packed >> 8) > 1)
-            return Corrupt("bad binding kind");
-          B.K = KernelLaunch::Binding::Kind(Packed & 0xff);
-          B.Writable = Packed >> 8;
-          B.Group = uint32_t(Group);
-          B.Slot = uint32_t(Slot);
-          L.Bindings.push_back(std::move(B));
-        }
-        if (!R.u64(NU) || NU > R.Buf.size())
-          return Corrupt("truncated");
-        for (uint64_t I = 0; I != NU && !R.Failed; ++I) {
-          KernelLaunch::UniformField U;
-          uint64_t Offset = 0;
-          R.str(U.Name) && R.str(U.DType) && R.u64(Offset);
-          U.Offset = uint32_t(Offset);
-          L.Uniforms.push_back(std::move(U));
-        }
-        R.u64(Bytes) && R.strs(L.Grid);
-        L.UniformBytes = uint32_t(Bytes);
-        if (R.Failed)
-          return Corrupt("truncated");
+  // The optional sections, each a record per kernel.
+  auto ReadLaunch = [&](ArtifactKernel &K) -> llvm::Error {
+    KernelLaunch &L = K.Launch;
+    uint64_t NB = 0, NU = 0, Bytes = 0;
+    if (!R.u64(NB) || NB > R.Buf.size())
+      return Corrupt("truncated");
+    for (uint64_t I = 0; I != NB && !R.Failed; ++I) {
+      KernelLaunch::Binding B;
+      uint64_t Packed = 0, Group = 0, Slot = 0;
+      R.u64(Packed) && R.str(B.Param) && R.u64(Group) && R.u64(Slot);
+      if ((Packed & 0xff) > 1 || (Packed >> 8) > 1)
+        return Corrupt("bad binding kind");
+      B.K = KernelLaunch::Binding::Kind(Packed & 0xff);
+      B.Writable = Packed >> 8;
+      B.Group = uint32_t(Group);
+      B.Slot = uint32_t(Slot);
+      L.Bindings.push_back(std::move(B));
+    }
+    if (!R.u64(NU) || NU > R.Buf.size())
+      return Corrupt("truncated");
+    for (uint64_t I = 0; I != NU && !R.Failed; ++I) {
+      KernelLaunch::UniformField U;
+      uint64_t Offset = 0;
+      R.str(U.Name) && R.str(U.DType) && R.u64(Offset);
+      U.Offset = uint32_t(Offset);
+      L.Uniforms.push_back(std::move(U));
+    }
+    R.u64(Bytes) && R.strs(L.Grid);
+    L.UniformBytes = uint32_t(Bytes);
+    if (R.Failed)
+      return Corrupt("truncated");
+    return llvm::Error::success();
+  };
+  auto ReadArgBytes = [&](ArtifactKernel &K) -> llvm::Error {
+    if (!R.u32s(K.ArgBytes))
+      return Corrupt("truncated");
+    return llvm::Error::success();
+  };
+  auto ReadTensorMaps = [&](ArtifactKernel &K) -> llvm::Error {
+    uint64_t N = 0;
+    if (!R.u64(N) || N > R.Buf.size())
+      return Corrupt("truncated");
+    for (uint64_t I = 0; I != N && !R.Failed; ++I) {
+      ArtifactTensorMap M;
+      uint64_t Arg = 0, Tensor = 0, Packed = 0, Rank = 0, Swizzle = 0, L2 = 0;
+      R.u64(Arg) && R.u64(Tensor) && R.str(M.Name) && R.u64(Packed) &&
+          R.u64(Rank);
+      if (R.Failed || Rank > R.Buf.size())
+        return Corrupt("truncated");
+      if (Packed >> 18)
+        return Corrupt("bad tensor map flags");
+      for (uint64_t D = 0; D != Rank && !R.Failed; ++D) {
+        uint64_t B = 0;
+        R.u64(B);
+        M.Box.push_back(uint32_t(B));
       }
-  }
-  if (R.Buf.starts_with(llvm::StringRef(kArgBytesTag, sizeof(kArgBytesTag)))) {
-    R.Buf = R.Buf.drop_front(sizeof(kArgBytesTag));
-    for (ArtifactEntry &E : A.Entries)
-      for (ArtifactKernel &K : E.Kernels) {
-        uint64_t N = 0;
-        if (!R.u64(N) || N > R.Buf.size())
-          return Corrupt("truncated");
-        for (uint64_t I = 0; I != N && !R.Failed; ++I) {
-          uint64_t B = 0;
-          R.u64(B);
-          K.ArgBytes.push_back(uint32_t(B));
-        }
-        if (R.Failed)
-          return Corrupt("truncated");
-      }
-  }
-  if (R.Buf.starts_with(llvm::StringRef(kTensorMapTag, sizeof(kTensorMapTag)))) {
-    R.Buf = R.Buf.drop_front(sizeof(kTensorMapTag));
-    for (ArtifactEntry &E : A.Entries)
-      for (ArtifactKernel &K : E.Kernels) {
-        uint64_t N = 0;
-        if (!R.u64(N) || N > R.Buf.size())
-          return Corrupt("truncated");
-        for (uint64_t I = 0; I != N && !R.Failed; ++I) {
-          ArtifactTensorMap M;
-          uint64_t Arg = 0, Tensor = 0, Packed = 0, Rank = 0, Swizzle = 0, L2 = 0;
-          R.u64(Arg) && R.u64(Tensor) && R.str(M.Name) && R.u64(Packed) &&
-              R.u64(Rank);
-          if (R.Failed || Rank > R.Buf.size())
-            return Corrupt("truncated");
-          if (Packed >> 18)
-            return Corrupt("bad tensor map flags");
-          for (uint64_t D = 0; D != Rank && !R.Failed; ++D) {
-            uint64_t B = 0;
-            R.u64(B);
-            M.Box.push_back(uint32_t(B));
-          }
-          R.u64(Swizzle) && R.u64(L2);
-          M.Arg = unsigned(Arg);
-          M.Tensor = unsigned(Tensor);
-          M.TypeCode = Packed & 0xff;
-          M.Bits = (Packed >> 8) & 0xff;
-          M.NaNFill = (Packed >> 16) & 1;
-          M.Optional = (Packed >> 17) & 1;
-          M.Swizzle = uint32_t(Swizzle);
-          M.L2Promotion = uint32_t(L2);
-          K.TensorMaps.push_back(std::move(M));
-        }
-        if (R.Failed)
-          return Corrupt("truncated");
-      }
-  }
+      R.u64(Swizzle) && R.u64(L2);
+      M.Arg = unsigned(Arg);
+      M.Tensor = unsigned(Tensor);
+      M.TypeCode = Packed & 0xff;
+      M.Bits = (Packed >> 8) & 0xff;
+      M.NaNFill = (Packed >> 16) & 1;
+      M.Optional = (Packed >> 17) & 1;
+      M.Swizzle = uint32_t(Swizzle);
+      M.L2Promotion = uint32_t(L2);
+      K.TensorMaps.push_back(std::move(M));
+    }
+    if (R.Failed)
+      return Corrupt("truncated");
+    return llvm::Error::success();
+  };
+  if (llvm::Error Err = R.section(kLaunchTag, A, ReadLaunch))
+    return std::move(Err);
+  if (llvm::Error Err = R.section(kArgBytesTag, A, ReadArgBytes))
+    return std::move(Err);
+  if (llvm::Error Err = R.section(kTensorMapTag, A, ReadTensorMaps))
+    return std::move(Err);
   if (!R.Buf.empty())
     return Corrupt(llvm::Twine(R.Buf.size()) + " trailing bytes");
   return A;

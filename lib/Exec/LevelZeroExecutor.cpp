@@ -147,10 +147,7 @@ public:
 
   llvm::Expected<std::unique_ptr<LoadedArtifact>>
   load(const KernelArtifact &A) override {
-    auto L = std::make_unique<ZeLoaded>(A, *this);
-    if (llvm::Error E = L->init())
-      return std::move(E);
-    return std::unique_ptr<LoadedArtifact>(std::move(L));
+    return loadInitialized<ZeLoaded>(A, *this);
   }
 
   llvm::Expected<void *> allocate(size_t Bytes) override {
@@ -236,24 +233,16 @@ public:
   }
 
   void *allocWorkspace(int64_t Bytes) override {
-    auto P = Exec.allocate(size_t(Bytes));
-    if (!P) {
-      fail(llvm::toString(P.takeError()));
-      return nullptr;
-    }
-    uint8_t Zero = 0;
-    if (llvm::Error E = Exec.submit(
-            [&] {
-              return Exec.Ze.zeCommandListAppendMemoryFill(
-                  Exec.List, *P, &Zero, 1, size_t(std::max<int64_t>(Bytes, 1)),
-                  nullptr, 0, nullptr);
-            },
-            "zeCommandListAppendMemoryFill")) {
-      fail(llvm::toString(std::move(E)));
-      Exec.deallocate(*P);
-      return nullptr;
-    }
-    return *P;
+    return allocClearedWorkspace(*this, Exec, Bytes, [&](void *P) {
+      uint8_t Zero = 0;
+      return Exec.submit(
+          [&] {
+            return Exec.Ze.zeCommandListAppendMemoryFill(
+                Exec.List, P, &Zero, 1, size_t(std::max<int64_t>(Bytes, 1)),
+                nullptr, 0, nullptr);
+          },
+          "zeCommandListAppendMemoryFill");
+    });
   }
   void freeWorkspace(void *P) override { Exec.deallocate(P); }
 

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaExecutor.h"
+#include "DeviceArtifact.h"
+#include "HostMemoryExecutor.h"
 #include "tile/Exec/Executor.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
@@ -51,7 +53,7 @@ private:
   llvm::StringMap<EntryTable> Entries;
 };
 
-class OrcExecutor : public Executor {
+class OrcExecutor : public HostMemoryExecutor {
 public:
   explicit OrcExecutor(const ExecutorOptions &Opts)
       : Pool(llvm::hardware_concurrency(Opts.NumThreads)),
@@ -70,27 +72,13 @@ public:
     // as NumPy's allocator does); smaller ones on a cache line.
     constexpr size_t HugePage = size_t(2) << 20;
     size_t Align = Bytes >= HugePage ? HugePage : 64;
-    size_t Size = std::max(Align, (Bytes + Align - 1) / Align * Align);
-    void *P = std::aligned_alloc(Align, Size);
-    if (!P)
-      return llvm::createStringError("cannot allocate " + llvm::Twine(Bytes) +
-                                     " bytes of host memory");
+    llvm::Expected<void *> P = allocateAligned(Bytes, Align);
 #ifdef MADV_HUGEPAGE
-    if (Align == HugePage)
-      madvise(P, Size, MADV_HUGEPAGE); // a hint; failure changes nothing
+    if (P && Align == HugePage) // a hint; failure changes nothing
+      madvise(*P, (Bytes + Align - 1) / Align * Align, MADV_HUGEPAGE);
 #endif
     return P;
   }
-  void deallocate(void *P) override { std::free(P); }
-  llvm::Error copyToDevice(void *Dst, const void *Src, size_t Bytes) override {
-    std::memcpy(Dst, Src, Bytes);
-    return llvm::Error::success();
-  }
-  llvm::Error copyFromDevice(void *Dst, const void *Src, size_t Bytes) override {
-    std::memcpy(Dst, Src, Bytes);
-    return llvm::Error::success();
-  }
-  llvm::Error synchronize() override { return llvm::Error::success(); }
 
   /// Runs \p Fn for every block of the grid on the pool.
   void runGrid(KernelFn Fn, void **Args, int32_t GX, int32_t GY, int32_t GZ) {
@@ -126,9 +114,8 @@ public:
 
   int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
                  int32_t Threads, int64_t SharedBytes) override {
-    if (Index < 0 || size_t(Index) >= Kernels.size())
-      return fail("host code launched kernel #" + std::to_string(Index) +
-                  ", but the entry has " + std::to_string(Kernels.size()));
+    if (std::string Bad = checkKernelIndex(Index, Kernels.size()); !Bad.empty())
+      return fail(Bad);
     if (GX < 0 || GY < 0 || GZ < 0)
       return fail("negative grid dimension (" + std::to_string(GX) + ", " +
                   std::to_string(GY) + ", " + std::to_string(GZ) + ")");

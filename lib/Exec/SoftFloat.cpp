@@ -4,22 +4,25 @@
 // compiler-rt's helpers (__truncsfbf2, __extendhfsf2, ...) on CPUs without
 // the instructions. A JIT-linked object cannot rely on the process having
 // compiler-rt, so the orc backend defines these symbols itself. They round
-// to nearest even, as compiler-rt does.
+// to nearest even, as compiler-rt does (tile/Exec/HalfFloat.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "SoftFloat.h"
+#include "tile/Exec/HalfFloat.h"
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
-namespace {
+using namespace tile;
 
-uint16_t toHalfBits(float F) {
+uint16_t tile::floatToHalf(float F) {
   uint32_t X;
   std::memcpy(&X, &F, 4);
-  uint32_t Sign = (X >> 16) & 0x8000, Exp = (X >> 23) & 0xff, Man = X & 0x7fffff;
-  if (Exp == 0xff)
+  uint32_t Sign = (X >> 16) & 0x8000;
+  uint32_t Exp = (X >> 23) & 0xff;
+  uint32_t Man = X & 0x7fffff;
+  if (Exp == 0xff) // inf or NaN
     return Sign | 0x7c00 | (Man ? 0x200 : 0);
   int E = int(Exp) - 127 + 15;
   if (E >= 31)
@@ -29,37 +32,58 @@ uint16_t toHalfBits(float F) {
       return Sign;
     Man |= 0x800000;
     int Shift = 14 - E;
-    uint32_t H = Man >> Shift, Rem = Man & ((1u << Shift) - 1), Mid = 1u << (Shift - 1);
-    if (Rem > Mid || (Rem == Mid && (H & 1)))
-      ++H;
-    return Sign | H;
+    uint32_t Half = Man >> Shift;
+    uint32_t Rem = Man & ((1u << Shift) - 1);
+    uint32_t Mid = 1u << (Shift - 1);
+    if (Rem > Mid || (Rem == Mid && (Half & 1)))
+      ++Half;
+    return Sign | Half;
   }
-  uint32_t H = (uint32_t(E) << 10) | (Man >> 13), Rem = Man & 0x1fff;
-  if (Rem > 0x1000 || (Rem == 0x1000 && (H & 1)))
-    ++H;
-  return Sign | H;
+  uint32_t Half = (uint32_t(E) << 10) | (Man >> 13);
+  uint32_t Rem = Man & 0x1fff;
+  if (Rem > 0x1000 || (Rem == 0x1000 && (Half & 1)))
+    ++Half; // may carry into the exponent, which is right
+  return Sign | Half;
 }
 
-float fromHalfBits(uint16_t H) {
-  uint32_t Sign = uint32_t(H & 0x8000) << 16, Exp = (H >> 10) & 0x1f, Man = H & 0x3ff;
-  if (Exp == 0) {
-    float V = std::ldexp(float(Man), -24);
-    return Sign ? -V : V;
-  }
-  uint32_t X = Exp == 0x1f ? Sign | 0x7f800000 | (Man << 13)
-                           : Sign | ((Exp - 15 + 127) << 23) | (Man << 13);
+float tile::halfToFloat(uint16_t H) {
+  uint32_t Sign = uint32_t(H & 0x8000) << 16;
+  uint32_t Exp = (H >> 10) & 0x1f;
+  uint32_t Man = H & 0x3ff;
+  uint32_t X;
+  if (Exp == 0x1f)
+    X = Sign | 0x7f800000 | (Man << 13);
+  else if (Exp == 0) {
+    if (Man == 0)
+      X = Sign;
+    else {
+      float V = std::ldexp(float(Man), -24);
+      return Sign ? -V : V;
+    }
+  } else
+    X = Sign | ((Exp - 15 + 127) << 23) | (Man << 13);
   float F;
   std::memcpy(&F, &X, 4);
   return F;
 }
 
-uint16_t toBFloatBits(float F) {
+uint16_t tile::floatToBFloat(float F) {
   uint32_t X;
   std::memcpy(&X, &F, 4);
   if ((X & 0x7fffffff) > 0x7f800000)
     return uint16_t((X >> 16) | 0x40);
-  return uint16_t((X + 0x7fff + ((X >> 16) & 1)) >> 16);
+  uint32_t Round = 0x7fff + ((X >> 16) & 1);
+  return uint16_t((X + Round) >> 16);
 }
+
+float tile::bfloatToFloat(uint16_t B) {
+  uint32_t X = uint32_t(B) << 16;
+  float F;
+  std::memcpy(&F, &X, 4);
+  return F;
+}
+
+namespace {
 
 template <typename T> T fromBits(uint16_t B) {
   T R;
@@ -73,13 +97,13 @@ template <typename T> uint16_t toBits(T V) {
 }
 
 extern "C" {
-_Float16 tile_truncsfhf2(float F) { return fromBits<_Float16>(toHalfBits(F)); }
+_Float16 tile_truncsfhf2(float F) { return fromBits<_Float16>(floatToHalf(F)); }
 // From double through float: rounding twice can differ from a direct
 // conversion in the last bit, for rare values that tie after the first.
-_Float16 tile_truncdfhf2(double D) { return fromBits<_Float16>(toHalfBits(float(D))); }
-float tile_extendhfsf2(_Float16 H) { return fromHalfBits(toBits(H)); }
-__bf16 tile_truncsfbf2(float F) { return fromBits<__bf16>(toBFloatBits(F)); }
-__bf16 tile_truncdfbf2(double D) { return fromBits<__bf16>(toBFloatBits(float(D))); }
+_Float16 tile_truncdfhf2(double D) { return fromBits<_Float16>(floatToHalf(float(D))); }
+float tile_extendhfsf2(_Float16 H) { return halfToFloat(toBits(H)); }
+__bf16 tile_truncsfbf2(float F) { return fromBits<__bf16>(floatToBFloat(F)); }
+__bf16 tile_truncdfbf2(double D) { return fromBits<__bf16>(floatToBFloat(float(D))); }
 }
 
 } // namespace

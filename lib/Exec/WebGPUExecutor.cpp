@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostMemoryExecutor.h"
 #include "tile/Exec/Executor.h"
 #include "tile/Exec/LaunchExpr.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -156,7 +157,7 @@ public:
   llvm::Error call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args) override;
 };
 
-class WebGPUExecutor : public Executor {
+class WebGPUExecutor : public HostMemoryExecutor {
 public:
   ExecBackendKind getKind() const override { return ExecBackendKind::WebGPU; }
   int32_t getDLDeviceType() const override { return kDLWebGPUDevice; }
@@ -177,23 +178,8 @@ public:
   }
 
   llvm::Expected<void *> allocate(size_t Bytes) override {
-    void *P = std::aligned_alloc(64, std::max<size_t>(64, (Bytes + 63) / 64 * 64));
-    if (!P)
-      return llvm::createStringError("cannot allocate " + llvm::Twine(Bytes) +
-                                     " bytes of host memory");
-    return P;
+    return allocateAligned(Bytes, 64);
   }
-  void deallocate(void *P) override { std::free(P); }
-  llvm::Error copyToDevice(void *Dst, const void *Src, size_t Bytes) override {
-    std::memcpy(Dst, Src, Bytes);
-    return llvm::Error::success();
-  }
-  llvm::Error copyFromDevice(void *Dst, const void *Src, size_t Bytes) override {
-    std::memcpy(Dst, Src, Bytes);
-    return llvm::Error::success();
-  }
-  /// Every call runs to completion before it returns.
-  llvm::Error synchronize() override { return llvm::Error::success(); }
 };
 
 /// A tensor argument after checking: where its bytes are and how many.

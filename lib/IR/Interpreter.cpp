@@ -14,6 +14,7 @@
 
 #include "tile/IR/Interpreter.h"
 #include "tile/IR/Printer.h"
+#include "tile/IR/ScalarSemantics.h"
 #include "tile/IR/Walk.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
@@ -28,6 +29,7 @@
 #include <limits>
 
 using namespace tile;
+using namespace tile::scalar;
 using llvm::cast;
 using llvm::dyn_cast;
 using llvm::isa;
@@ -111,63 +113,22 @@ double tile::roundToDType(double V, DType T) {
   return A.convertToDouble();
 }
 
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+std::string tile::renderLocatedMessage(const llvm::SourceMgr *SM, SMLoc Loc,
+                                       const Twine &Msg) {
+  if (!SM || !Loc.isValid() || !SM->FindBufferContainingLoc(Loc))
+    return Msg.str();
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  SM->PrintMessage(OS, Loc, llvm::SourceMgr::DK_Error, Msg, /*Ranges=*/{},
+                   /*FixIts=*/{}, /*ShowColors=*/false);
+  return llvm::StringRef(S).rtrim().str();
+}
+
 namespace {
-
-/// A scalar at run time; expressions know statically which member is live
-/// (F for float dtypes, I for integers and i1).
-union Scalar {
-  int64_t I;
-  double F;
-};
-
-Scalar intScalar(int64_t V) {
-  Scalar S;
-  S.I = V;
-  return S;
-}
-
-Scalar floatScalar(double V) {
-  Scalar S;
-  S.F = V;
-  return S;
-}
-
-/// The value of type \p T whose two's-complement bits are the low bits of
-/// \p Bits: sign-extended for signed types, zero-extended for unsigned ones
-/// (u64 keeps its bit pattern in an int64).
-int64_t wrapInt(uint64_t Bits, DType T) {
-  if (isBool(T))
-    return int64_t(Bits & 1);
-  unsigned W = getDTypeBits(T);
-  if (W >= 64)
-    return int64_t(Bits);
-  uint64_t Mask = (uint64_t(1) << W) - 1;
-  Bits &= Mask;
-  if (isSignedInteger(T) && (Bits >> (W - 1)) & 1)
-    Bits |= ~Mask;
-  return int64_t(Bits);
-}
-
-int64_t minSigned(DType T) {
-  return -int64_t(uint64_t(1) << (getDTypeBits(T) - 1));
-}
-
-/// The number an integer of type \p T denotes.
-double intToDouble(int64_t V, DType T) {
-  return T == DType::U64 ? double(uint64_t(V)) : double(V);
-}
-
-/// The 64-bit pattern of an integral double (as stored in a buffer); values
-/// at or above 2^63 are unsigned, out-of-range ones saturate.
-int64_t doubleToIntBits(double V) {
-  if (V >= 0x1p64)
-    return int64_t(~uint64_t(0));
-  if (V >= 0x1p63)
-    return int64_t(uint64_t(V));
-  if (V < -0x1p63)
-    return std::numeric_limits<int64_t>::min();
-  return int64_t(V);
-}
 
 /// Whether \p V is a value of the integer (or i1) type \p Ty.
 bool isIntegerValue(double V, DType Ty) {
@@ -176,46 +137,6 @@ bool isIntegerValue(double V, DType Ty) {
   double End =
       isSignedInteger(Ty) ? std::ldexp(1.0, W - 1) : std::ldexp(1.0, W);
   return V == std::trunc(V) && V >= Lo && V < End;
-}
-
-/// Float to integer: truncate toward zero, saturate to the range of \p T,
-/// NaN gives 0 (LLVM's fptosi.sat / fptoui.sat, CUDA's cvt.rzi).
-int64_t floatToInt(double V, DType T) {
-  if (std::isnan(V))
-    return 0;
-  V = std::trunc(V);
-  unsigned W = getDTypeBits(T);
-  if (isUnsigned(T)) {
-    if (V <= 0)
-      return 0;
-    if (V >= std::ldexp(1.0, int(W)))
-      return wrapInt(~uint64_t(0), T);
-    return int64_t(uint64_t(V));
-  }
-  double Lim = std::ldexp(1.0, int(W) - 1);
-  if (V >= Lim)
-    return int64_t((uint64_t(1) << (W - 1)) - 1);
-  if (V < -Lim)
-    return minSigned(T);
-  return int64_t(V);
-}
-
-/// `cast<To>(V)` for a value of type \p From.
-Scalar castScalar(Scalar V, DType From, DType To) {
-  if (From == To)
-    return V;
-  if (isFloat(From)) {
-    if (isFloat(To))
-      return V;
-    if (isBool(To))
-      return intScalar(V.F != 0);
-    return intScalar(floatToInt(V.F, To));
-  }
-  if (isFloat(To))
-    return floatScalar(intToDouble(V.I, From));
-  if (isBool(To))
-    return intScalar(V.I != 0);
-  return intScalar(wrapInt(uint64_t(V.I), To));
 }
 
 /// The double a buffer of type \p T stores for \p V.
@@ -231,32 +152,7 @@ double convertElement(double V, DType From, DType To) {
   if (std::isnan(V) && !isFloat(From))
     return V;
   Scalar S = isFloat(From) ? floatScalar(V) : intScalar(doubleToIntBits(V));
-  return toStored(castScalar(S, From, To), To);
-}
-
-bool lessThan(int64_t A, int64_t B, DType T) {
-  return isUnsigned(T) ? uint64_t(A) < uint64_t(B) : A < B;
-}
-
-/// max and min that propagate NaN, so that poisoned elements stay visible.
-double maxOf(double A, double B) {
-  if (std::isnan(A) || std::isnan(B))
-    return std::numeric_limits<double>::quiet_NaN();
-  return A < B ? B : A;
-}
-
-double minOf(double A, double B) {
-  if (std::isnan(A) || std::isnan(B))
-    return std::numeric_limits<double>::quiet_NaN();
-  return B < A ? B : A;
-}
-
-std::string formatList(llvm::ArrayRef<int64_t> V) {
-  return "[" +
-         llvm::join(
-             llvm::map_range(V, [](int64_t X) { return llvm::itostr(X); }),
-             ", ") +
-         "]";
+  return toStored(castExact(S, From, To), To);
 }
 
 std::string formatShape(const BufferValue &B) {
@@ -271,22 +167,10 @@ std::string formatShape(const BufferValue &B) {
 // The compiled program
 //===----------------------------------------------------------------------===//
 
-enum class NodeKind : uint8_t { Const, Slot, Load, Binary, Unary, Call, Cast };
-
 /// One expression node. Children are ArgIds[FirstArg, FirstArg + NumArgs).
-struct Node {
-  NodeKind K;
-  /// The result type, and the operands' type (binary, unary, call, cast).
-  DType Ty, ArgTy;
-  /// BinaryOp, UnaryOp or Intrinsic.
-  uint8_t Op = 0;
+struct Node : ExprNode {
   /// Slot nodes: the value has one slot per thread.
   bool PerThread = false;
-  /// Slot nodes: the slot; Load nodes: the buffer.
-  uint32_t Index = 0;
-  uint32_t FirstArg = 0, NumArgs = 0;
-  Scalar C = intScalar(0);
-  SMLoc Loc;
 };
 
 /// Where a scalar value lives: Slots[Base], or Slots[Base + thread].
@@ -402,13 +286,7 @@ private:
   //===--- Errors ---------------------------------------------------------===//
 
   std::string render(SMLoc Loc, const Twine &Msg) const {
-    if (!Opts.SM || !Loc.isValid() || !Opts.SM->FindBufferContainingLoc(Loc))
-      return Msg.str();
-    std::string S;
-    llvm::raw_string_ostream OS(S);
-    Opts.SM->PrintMessage(OS, Loc, llvm::SourceMgr::DK_Error, Msg,
-                          /*Ranges=*/{}, /*FixIts=*/{}, /*ShowColors=*/false);
-    return llvm::StringRef(S).rtrim().str();
+    return renderLocatedMessage(Opts.SM, Loc, Msg);
   }
 
   llvm::Error makeError(SMLoc Loc, const Twine &Msg) const {
@@ -561,97 +439,26 @@ private:
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<uint32_t> Interpreter::compileExpr(const Expr &E) {
-  Node N;
-  N.Ty = N.ArgTy = E.getDType();
-  N.Loc = E.getLoc();
-  llvm::SmallVector<const Expr *, 3> Kids;
-  switch (E.getKind()) {
-  case Expr::Kind::IntLit: {
-    N.K = NodeKind::Const;
-    int64_t V = cast<IntLitExpr>(E).getValue();
-    N.C = isFloat(N.Ty) ? floatScalar(double(V))
-                        : intScalar(wrapInt(uint64_t(V), N.Ty));
-    break;
-  }
-  case Expr::Kind::FloatLit: {
-    N.K = NodeKind::Const;
-    double V = cast<FloatLitExpr>(E).getValue();
-    N.C = isFloat(N.Ty) ? floatScalar(V) : intScalar(floatToInt(V, N.Ty));
-    break;
-  }
-  case Expr::Kind::Inf:
-    N.K = NodeKind::Const;
-    N.C = floatScalar(std::numeric_limits<double>::infinity());
-    break;
-  case Expr::Kind::Ref: {
-    const Value *V = cast<RefExpr>(E).getValue();
-    auto It = SlotOf.find(V);
-    if (It == SlotOf.end())
-      return makeError(E.getLoc(),
-                       "'" + V->getName() + "' is used where it is not bound");
-    N.K = NodeKind::Slot;
-    N.Index = It->second.Base;
-    N.PerThread = It->second.PerThread;
-    break;
-  }
-  case Expr::Kind::Load: {
-    const auto &L = cast<LoadExpr>(E);
-    auto It = BufferOf.find(L.getBuffer());
-    if (It == BufferOf.end())
-      return makeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
-                                       "' is used before it is allocated");
-    N.K = NodeKind::Load;
-    N.Index = It->second;
-    for (const ExprPtr &I : L.getIndices())
-      Kids.push_back(I.get());
-    break;
-  }
-  case Expr::Kind::Binary: {
-    const auto &B = cast<BinaryExpr>(E);
-    N.K = NodeKind::Binary;
-    N.Op = uint8_t(B.getOp());
-    N.ArgTy = B.getLHS()->getDType();
-    Kids = {B.getLHS(), B.getRHS()};
-    break;
-  }
-  case Expr::Kind::Unary: {
-    const auto &U = cast<UnaryExpr>(E);
-    N.K = NodeKind::Unary;
-    N.Op = uint8_t(U.getOp());
-    N.ArgTy = U.getOperand()->getDType();
-    Kids = {U.getOperand()};
-    break;
-  }
-  case Expr::Kind::Call: {
-    const auto &C = cast<CallExpr>(E);
-    N.K = NodeKind::Call;
-    N.Op = uint8_t(C.getIntrinsic());
-    unsigned TypeArg = C.getIntrinsic() == Intrinsic::Select ? 1 : 0;
-    N.ArgTy = C.getArgs()[TypeArg]->getDType();
-    for (const ExprPtr &A : C.getArgs())
-      Kids.push_back(A.get());
-    break;
-  }
-  case Expr::Kind::Cast: {
-    const auto &C = cast<CastExpr>(E);
-    N.K = NodeKind::Cast;
-    N.ArgTy = C.getOperand()->getDType();
-    Kids = {C.getOperand()};
-    break;
-  }
-  }
-  llvm::SmallVector<uint32_t, 4> KidIds;
-  for (const Expr *K : Kids) {
-    auto Id = compileExpr(*K);
-    if (!Id)
-      return Id.takeError();
-    KidIds.push_back(*Id);
-  }
-  N.FirstArg = ArgIds.size();
-  N.NumArgs = KidIds.size();
-  ArgIds.insert(ArgIds.end(), KidIds.begin(), KidIds.end());
-  Nodes.push_back(N);
-  return uint32_t(Nodes.size() - 1);
+  auto Resolve = [&](const Expr &E, Node &N) -> llvm::Error {
+    if (N.K == NodeKind::Slot) {
+      const Value *V = cast<RefExpr>(E).getValue();
+      auto It = SlotOf.find(V);
+      if (It == SlotOf.end())
+        return makeError(E.getLoc(), "'" + V->getName() +
+                                         "' is used where it is not bound");
+      N.Index = It->second.Base;
+      N.PerThread = It->second.PerThread;
+    } else if (N.K == NodeKind::Load) {
+      const auto &L = cast<LoadExpr>(E);
+      auto It = BufferOf.find(L.getBuffer());
+      if (It == BufferOf.end())
+        return makeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
+                                         "' is used before it is allocated");
+      N.Index = It->second;
+    }
+    return llvm::Error::success();
+  };
+  return flattenExpr(E, Nodes, ArgIds, Resolve, [](Node &, const Node &) {});
 }
 
 /// Whether the statement's own expressions (not nested blocks) use the
@@ -1213,19 +1020,14 @@ Scalar Interpreter::eval(uint32_t Id) {
     }
     return intScalar(doubleToIntBits(V));
   }
-  case NodeKind::Unary: {
-    Scalar X = eval(A[0]);
-    if (UnaryOp(N.Op) == UnaryOp::Not)
-      return intScalar(!X.I);
-    return isFloat(N.Ty) ? floatScalar(-X.F)
-                         : intScalar(wrapInt(0 - uint64_t(X.I), N.Ty));
-  }
+  case NodeKind::Unary:
+    return applyUnary(UnaryOp(N.Op), N.Ty, eval(A[0]));
   case NodeKind::Binary:
     return evalBinary(N);
   case NodeKind::Call:
     return evalCall(N);
   case NodeKind::Cast:
-    return castScalar(eval(A[0]), N.ArgTy, N.Ty);
+    return castExact(eval(A[0]), N.ArgTy, N.Ty);
   }
   llvm_unreachable("unknown node");
 }
@@ -1240,101 +1042,8 @@ Scalar Interpreter::evalBinary(const Node &N) {
     return intScalar(eval(A[1]).I != 0);
   }
   Scalar L = eval(A[0]), R = eval(A[1]);
-  DType T = N.ArgTy;
-  if (isFloat(T)) {
-    double X = L.F, Y = R.F;
-    switch (Op) {
-    case BinaryOp::Add:
-      return floatScalar(X + Y);
-    case BinaryOp::Sub:
-      return floatScalar(X - Y);
-    case BinaryOp::Mul:
-      return floatScalar(X * Y);
-    case BinaryOp::Div:
-      return floatScalar(X / Y);
-    case BinaryOp::Rem:
-      return floatScalar(std::fmod(X, Y));
-    case BinaryOp::Eq:
-      return intScalar(X == Y);
-    case BinaryOp::Ne:
-      return intScalar(X != Y);
-    case BinaryOp::Lt:
-      return intScalar(X < Y);
-    case BinaryOp::Le:
-      return intScalar(X <= Y);
-    case BinaryOp::Gt:
-      return intScalar(X > Y);
-    case BinaryOp::Ge:
-      return intScalar(X >= Y);
-    default:
-      llvm_unreachable("bitwise operator on floats");
-    }
-  }
-  int64_t X = L.I, Y = R.I;
-  uint64_t UX = uint64_t(X), UY = uint64_t(Y);
-  bool U = isUnsigned(T);
-  switch (Op) {
-  case BinaryOp::Add:
-    return intScalar(wrapInt(UX + UY, T));
-  case BinaryOp::Sub:
-    return intScalar(wrapInt(UX - UY, T));
-  case BinaryOp::Mul:
-    return intScalar(wrapInt(UX * UY, T));
-  case BinaryOp::Div:
-  case BinaryOp::Rem: {
-    if (Y == 0) {
-      fail(N.Loc, "integer division by zero");
-      return intScalar(0);
-    }
-    if (U)
-      return intScalar(wrapInt(Op == BinaryOp::Div ? UX / UY : UX % UY, T));
-    if (Y == -1) {
-      if (Op == BinaryOp::Rem)
-        return intScalar(0);
-      if (X == minSigned(T)) {
-        fail(N.Loc, "signed division overflows: " + Twine(X) +
-                        " / -1 is not a value of " + getDTypeName(T));
-        return intScalar(0);
-      }
-      return intScalar(-X);
-    }
-    return intScalar(Op == BinaryOp::Div ? X / Y : X % Y);
-  }
-  case BinaryOp::And:
-    return intScalar(int64_t(UX & UY));
-  case BinaryOp::Or:
-    return intScalar(int64_t(UX | UY));
-  case BinaryOp::Xor:
-    return intScalar(int64_t(UX ^ UY));
-  case BinaryOp::Shl:
-  case BinaryOp::Shr: {
-    unsigned W = getDTypeBits(T);
-    if ((!U && Y < 0) || UY >= W) {
-      fail(N.Loc, "shift amount " + Twine(Y) + " is out of range for " +
-                      getDTypeName(T) + " (0 to " + Twine(W - 1) + ")");
-      return intScalar(0);
-    }
-    if (Op == BinaryOp::Shl)
-      return intScalar(wrapInt(UX << UY, T));
-    return intScalar(U ? int64_t(UX >> UY) : X >> Y);
-  }
-  case BinaryOp::Eq:
-    return intScalar(X == Y);
-  case BinaryOp::Ne:
-    return intScalar(X != Y);
-  case BinaryOp::Lt:
-    return intScalar(lessThan(X, Y, T));
-  case BinaryOp::Le:
-    return intScalar(!lessThan(Y, X, T));
-  case BinaryOp::Gt:
-    return intScalar(lessThan(Y, X, T));
-  case BinaryOp::Ge:
-    return intScalar(!lessThan(X, Y, T));
-  case BinaryOp::LogicalAnd:
-  case BinaryOp::LogicalOr:
-    break;
-  }
-  llvm_unreachable("unknown binary operator");
+  return applyBinary(Op, N.ArgTy, L, R,
+                     [&](const Twine &Msg) { fail(N.Loc, Msg); });
 }
 
 Scalar Interpreter::evalCall(const Node &N) {
@@ -1343,77 +1052,9 @@ Scalar Interpreter::evalCall(const Node &N) {
   if (Fn == Intrinsic::Select)
     return eval(eval(A[0]).I ? A[1] : A[2]);
   Scalar X = eval(A[0]);
-  DType T = N.ArgTy;
-  switch (Fn) {
-  case Intrinsic::Min:
-  case Intrinsic::Max: {
-    Scalar Y = eval(A[1]);
-    bool Max = Fn == Intrinsic::Max;
-    if (isFloat(T))
-      return floatScalar(Max ? maxOf(X.F, Y.F) : minOf(X.F, Y.F));
-    return (Max ? lessThan(X.I, Y.I, T) : lessThan(Y.I, X.I, T)) ? Y : X;
-  }
-  case Intrinsic::Abs:
-    if (isFloat(T))
-      return floatScalar(std::fabs(X.F));
-    if (isSignedInteger(T) && X.I < 0)
-      return intScalar(wrapInt(0 - uint64_t(X.I), T));
-    return X;
-  case Intrinsic::Exp:
-    return floatScalar(std::exp(X.F));
-  case Intrinsic::Exp2:
-    return floatScalar(std::exp2(X.F));
-  case Intrinsic::Log:
-    return floatScalar(std::log(X.F));
-  case Intrinsic::Log2:
-    return floatScalar(std::log2(X.F));
-  case Intrinsic::Sqrt:
-    return floatScalar(std::sqrt(X.F));
-  case Intrinsic::Rsqrt:
-    return floatScalar(1.0 / std::sqrt(X.F));
-  case Intrinsic::Tanh:
-    return floatScalar(std::tanh(X.F));
-  case Intrinsic::CeilDiv:
-  case Intrinsic::FloorDiv:
-  case Intrinsic::FloorMod: {
-    int64_t Y = eval(A[1]).I;
-    if (Y == 0) {
-      fail(N.Loc, "integer division by zero in '" + getIntrinsicName(Fn) + "'");
-      return intScalar(0);
-    }
-    if (isUnsigned(T)) {
-      uint64_t UX = uint64_t(X.I), UY = uint64_t(Y);
-      uint64_t Q = UX / UY, R = UX % UY;
-      return intScalar(wrapInt(Fn == Intrinsic::FloorMod  ? R
-                               : Fn == Intrinsic::CeilDiv ? Q + (R != 0)
-                                                          : Q,
-                               T));
-    }
-    if (Y == -1) {
-      if (Fn == Intrinsic::FloorMod)
-        return intScalar(0);
-      if (X.I == minSigned(T)) {
-        fail(N.Loc, "'" + getIntrinsicName(Fn) + "' overflows: " + Twine(X.I) +
-                        " / -1 is not a value of " + getDTypeName(T));
-        return intScalar(0);
-      }
-      return intScalar(-X.I);
-    }
-    int64_t Q = X.I / Y, R = X.I % Y;
-    // Truncation rounded toward zero; floor and ceil differ from it when
-    // the division is inexact, on the side the signs say.
-    bool Below = R != 0 && (R < 0) != (Y < 0);
-    bool Above = R != 0 && (R < 0) == (Y < 0);
-    if (Fn == Intrinsic::FloorDiv)
-      return intScalar(Q - Below);
-    if (Fn == Intrinsic::CeilDiv)
-      return intScalar(Q + Above);
-    return intScalar(Below ? R + Y : R);
-  }
-  case Intrinsic::Select:
-    break;
-  }
-  llvm_unreachable("unknown intrinsic");
+  Scalar Y = N.NumArgs > 1 ? eval(A[1]) : intScalar(0);
+  return applyIntrinsic(Fn, N.ArgTy, X, Y,
+                        [&](const Twine &Msg) { fail(N.Loc, Msg); });
 }
 
 //===----------------------------------------------------------------------===//

@@ -10,6 +10,7 @@
 #ifndef TILE_DRIVER_HOSTTENSOR_H
 #define TILE_DRIVER_HOSTTENSOR_H
 
+#include "tile/Exec/HalfFloat.h"
 #include "tile/IR/DType.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
@@ -51,13 +52,6 @@ private:
   std::vector<int64_t> Shape;
   std::vector<uint8_t> Data;
 };
-
-/// Conversions between IEEE single and the 16-bit formats (round to
-/// nearest even).
-uint16_t floatToHalf(float F);
-float halfToFloat(uint16_t H);
-uint16_t floatToBFloat(float F);
-float bfloatToFloat(uint16_t B);
 
 /// NumPy .npy files (format 1.0/2.0, little-endian, C order). bf16 and the
 /// fp8 formats, which NumPy has no dtype for, are stored as unsigned

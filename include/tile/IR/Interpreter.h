@@ -48,6 +48,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace llvm {
@@ -134,6 +135,12 @@ llvm::Error interpretFunction(const Function &F, llvm::ArrayRef<ArgValue> Args,
 /// \p V rounded to the nearest value of float type \p T (ties to even);
 /// \p V itself for f64 and for non-float types.
 double roundToDType(double V, DType T);
+
+/// An error message as the interpreter (and the emulators) report it:
+/// `file:line:col: error: Msg`, the source line and a caret when \p SM
+/// holds \p Loc; \p Msg alone otherwise.
+std::string renderLocatedMessage(const llvm::SourceMgr *SM, llvm::SMLoc Loc,
+                                 const llvm::Twine &Msg);
 
 } // namespace tile
 

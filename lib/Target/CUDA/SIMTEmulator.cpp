@@ -9,9 +9,10 @@
 // SIMTEmulatorSync.cpp.
 //
 // The scalar semantics (integer wrapping, casts, NaN-propagating min/max,
-// lazy select and logical operators, the faults) mirror the reference
-// interpreter's (lib/IR/Interpreter.cpp), so that a difference in results
-// comes from the lowering, not from two readings of the language.
+// the faults) are the reference interpreter's, from one place
+// (tile/IR/ScalarSemantics.h), and select and the logical operators are
+// lazy as there, so that a difference in results comes from the lowering,
+// not from two readings of the language.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,62 +43,6 @@ using llvm::Twine;
 // Scalars
 //===----------------------------------------------------------------------===//
 
-int64_t cuda::emu::wrapInt(uint64_t Bits, DType T) {
-  if (isBool(T))
-    return int64_t(Bits & 1);
-  unsigned W = getDTypeBits(T);
-  if (W >= 64)
-    return int64_t(Bits);
-  uint64_t Mask = (uint64_t(1) << W) - 1;
-  Bits &= Mask;
-  if (isSignedInteger(T) && (Bits >> (W - 1)) & 1)
-    Bits |= ~Mask;
-  return int64_t(Bits);
-}
-
-int64_t cuda::emu::minSigned(DType T) {
-  return -int64_t(uint64_t(1) << (getDTypeBits(T) - 1));
-}
-
-double cuda::emu::intToDouble(int64_t V, DType T) {
-  return T == DType::U64 ? double(uint64_t(V)) : double(V);
-}
-
-int64_t cuda::emu::doubleToIntBits(double V) {
-  if (V >= 0x1p64)
-    return int64_t(~uint64_t(0));
-  if (V >= 0x1p63)
-    return int64_t(uint64_t(V));
-  if (V < -0x1p63)
-    return std::numeric_limits<int64_t>::min();
-  return int64_t(V);
-}
-
-bool cuda::emu::lessThan(int64_t A, int64_t B, DType T) {
-  return isUnsigned(T) ? uint64_t(A) < uint64_t(B) : A < B;
-}
-
-/// Float to integer: truncate toward zero, saturate, NaN gives 0.
-static int64_t floatToInt(double V, DType T) {
-  if (std::isnan(V))
-    return 0;
-  V = std::trunc(V);
-  unsigned W = getDTypeBits(T);
-  if (isUnsigned(T)) {
-    if (V <= 0)
-      return 0;
-    if (V >= std::ldexp(1.0, int(W)))
-      return wrapInt(~uint64_t(0), T);
-    return int64_t(uint64_t(V));
-  }
-  double Lim = std::ldexp(1.0, int(W) - 1);
-  if (V >= Lim)
-    return int64_t((uint64_t(1) << (W - 1)) - 1);
-  if (V < -Lim)
-    return minSigned(T);
-  return int64_t(V);
-}
-
 /// The float types a cast rounds to: the storage formats the device
 /// converts to. f32 arithmetic is modelled in f64, so casts to f32 do not.
 static bool castRounds(DType T) {
@@ -106,22 +51,10 @@ static bool castRounds(DType T) {
 }
 
 Scalar cuda::emu::castScalar(Scalar V, DType From, DType To) {
-  if (From == To)
-    return V;
-  if (isFloat(From)) {
-    if (isFloat(To))
-      return castRounds(To) ? floatScalar(roundToDType(V.F, To)) : V;
-    if (isBool(To))
-      return intScalar(V.F != 0);
-    return intScalar(floatToInt(V.F, To));
-  }
-  if (isFloat(To)) {
-    double D = intToDouble(V.I, From);
-    return floatScalar(castRounds(To) ? roundToDType(D, To) : D);
-  }
-  if (isBool(To))
-    return intScalar(V.I != 0);
-  return intScalar(wrapInt(uint64_t(V.I), To));
+  Scalar R = scalar::castExact(V, From, To);
+  if (From != To && isFloat(To) && castRounds(To))
+    R.F = roundToDType(R.F, To);
+  return R;
 }
 
 double cuda::emu::toStored(Scalar V, DType T) {
@@ -135,26 +68,6 @@ double cuda::emu::convertElement(double V, DType From, DType To) {
     return V;
   Scalar S = isFloat(From) ? floatScalar(V) : intScalar(doubleToIntBits(V));
   return toStored(castScalar(S, From, To), To);
-}
-
-double cuda::emu::maxOf(double A, double B) {
-  if (std::isnan(A) || std::isnan(B))
-    return std::numeric_limits<double>::quiet_NaN();
-  return A < B ? B : A;
-}
-
-double cuda::emu::minOf(double A, double B) {
-  if (std::isnan(A) || std::isnan(B))
-    return std::numeric_limits<double>::quiet_NaN();
-  return B < A ? B : A;
-}
-
-std::string cuda::emu::formatList(llvm::ArrayRef<int64_t> V) {
-  return "[" +
-         llvm::join(
-             llvm::map_range(V, [](int64_t X) { return llvm::itostr(X); }),
-             ", ") +
-         "]";
 }
 
 static const llvm::fltSemantics *getSemantics(DType T) {
@@ -252,13 +165,7 @@ double cuda::emu::decodeElement(const uint8_t *In, DType T) {
 //===----------------------------------------------------------------------===//
 
 std::string SIMTEmulator::render(SMLoc Loc, const Twine &Msg) const {
-  if (!Opts.SM || !Loc.isValid() || !Opts.SM->FindBufferContainingLoc(Loc))
-    return Msg.str();
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  Opts.SM->PrintMessage(OS, Loc, llvm::SourceMgr::DK_Error, Msg, /*Ranges=*/{},
-                        /*FixIts=*/{}, /*ShowColors=*/false);
-  return llvm::StringRef(S).rtrim().str();
+  return renderLocatedMessage(Opts.SM, Loc, Msg);
 }
 
 std::string SIMTEmulator::where(SMLoc Loc) const {
@@ -325,101 +232,33 @@ uint32_t SIMTEmulator::newBuffer(const BufferValue *B) {
 }
 
 llvm::Expected<uint32_t> SIMTEmulator::compileExpr(const Expr &E) {
-  Node N;
-  N.Ty = N.ArgTy = E.getDType();
-  N.Loc = E.getLoc();
-  llvm::SmallVector<const Expr *, 3> Kids;
-  switch (E.getKind()) {
-  case Expr::Kind::IntLit: {
-    N.K = NodeKind::Const;
-    int64_t V = cast<IntLitExpr>(E).getValue();
-    N.C = isFloat(N.Ty) ? floatScalar(double(V))
-                        : intScalar(wrapInt(uint64_t(V), N.Ty));
-    break;
-  }
-  case Expr::Kind::FloatLit: {
-    N.K = NodeKind::Const;
-    double V = cast<FloatLitExpr>(E).getValue();
-    N.C = isFloat(N.Ty) ? floatScalar(V) : intScalar(floatToInt(V, N.Ty));
-    break;
-  }
-  case Expr::Kind::Inf:
-    N.K = NodeKind::Const;
-    N.C = floatScalar(std::numeric_limits<double>::infinity());
-    break;
-  case Expr::Kind::Ref: {
-    const Value *V = cast<RefExpr>(E).getValue();
-    auto It = SlotOf.find(V);
-    if (It == SlotOf.end())
-      return makeError(E.getLoc(),
-                       "'" + V->getName() + "' is used where it is not bound");
-    N.K = NodeKind::Slot;
-    N.Index = It->second.Base;
-    N.Uniform = It->second.Uniform;
-    N.PerGroup = It->second.PerGroup;
-    break;
-  }
-  case Expr::Kind::Load: {
-    const auto &L = cast<LoadExpr>(E);
-    auto It = BufferOf.find(L.getBuffer());
-    if (It == BufferOf.end())
-      return makeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
-                                       "' is used before it is allocated");
-    N.K = NodeKind::Load;
-    N.Index = It->second;
-    // Every thread has its own registers.
-    N.Uniform = Buffers[N.Index].Where != Storage::Thread;
-    for (const ExprPtr &I : L.getIndices())
-      Kids.push_back(I.get());
-    break;
-  }
-  case Expr::Kind::Binary: {
-    const auto &B = cast<BinaryExpr>(E);
-    N.K = NodeKind::Binary;
-    N.Op = uint8_t(B.getOp());
-    N.ArgTy = B.getLHS()->getDType();
-    Kids = {B.getLHS(), B.getRHS()};
-    break;
-  }
-  case Expr::Kind::Unary: {
-    const auto &U = cast<UnaryExpr>(E);
-    N.K = NodeKind::Unary;
-    N.Op = uint8_t(U.getOp());
-    N.ArgTy = U.getOperand()->getDType();
-    Kids = {U.getOperand()};
-    break;
-  }
-  case Expr::Kind::Call: {
-    const auto &C = cast<CallExpr>(E);
-    N.K = NodeKind::Call;
-    N.Op = uint8_t(C.getIntrinsic());
-    unsigned TypeArg = C.getIntrinsic() == Intrinsic::Select ? 1 : 0;
-    N.ArgTy = C.getArgs()[TypeArg]->getDType();
-    for (const ExprPtr &A : C.getArgs())
-      Kids.push_back(A.get());
-    break;
-  }
-  case Expr::Kind::Cast: {
-    const auto &C = cast<CastExpr>(E);
-    N.K = NodeKind::Cast;
-    N.ArgTy = C.getOperand()->getDType();
-    Kids = {C.getOperand()};
-    break;
-  }
-  }
-  llvm::SmallVector<uint32_t, 4> KidIds;
-  for (const Expr *K : Kids) {
-    auto Id = compileExpr(*K);
-    if (!Id)
-      return Id.takeError();
-    KidIds.push_back(*Id);
-    N.Uniform &= Nodes[*Id].Uniform;
-  }
-  N.FirstArg = ArgIds.size();
-  N.NumArgs = KidIds.size();
-  ArgIds.insert(ArgIds.end(), KidIds.begin(), KidIds.end());
-  Nodes.push_back(N);
-  return uint32_t(Nodes.size() - 1);
+  auto Resolve = [&](const Expr &E, Node &N) -> llvm::Error {
+    if (N.K == NodeKind::Slot) {
+      const Value *V = cast<RefExpr>(E).getValue();
+      auto It = SlotOf.find(V);
+      if (It == SlotOf.end())
+        return makeError(E.getLoc(), "'" + V->getName() +
+                                         "' is used where it is not bound");
+      N.Index = It->second.Base;
+      N.Uniform = It->second.Uniform;
+      N.PerGroup = It->second.PerGroup;
+    } else if (N.K == NodeKind::Load) {
+      const auto &L = cast<LoadExpr>(E);
+      auto It = BufferOf.find(L.getBuffer());
+      if (It == BufferOf.end())
+        return makeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
+                                         "' is used before it is allocated");
+      N.Index = It->second;
+      // Every thread has its own registers.
+      N.Uniform = Buffers[N.Index].Where != Storage::Thread;
+    }
+    return llvm::Error::success();
+  };
+  // A node is uniform when its operands are.
+  auto AddOperand = [](Node &N, const Node &Operand) {
+    N.Uniform &= Operand.Uniform;
+  };
+  return scalar::flattenExpr(E, Nodes, ArgIds, Resolve, AddOperand);
 }
 
 llvm::Error SIMTEmulator::compileBlock(const Block &B, std::vector<XStmt> &Out) {
@@ -1030,190 +869,19 @@ static Scalar fromElement(double V, DType Ty) {
   return isFloat(Ty) ? floatScalar(V) : intScalar(doubleToIntBits(V));
 }
 
-Scalar SIMTEmulator::applyUnary(const Node &N, Scalar X) const {
-  if (UnaryOp(N.Op) == UnaryOp::Not)
-    return intScalar(!X.I);
-  return isFloat(N.Ty) ? floatScalar(-X.F)
-                       : intScalar(wrapInt(0 - uint64_t(X.I), N.Ty));
-}
-
 Scalar SIMTEmulator::applyBinary(const Node &N, Scalar L, Scalar R,
                                  int64_t Lane) {
-  auto Op = BinaryOp(N.Op);
-  DType T = N.ArgTy;
-  if (isFloat(T)) {
-    double X = L.F, Y = R.F;
-    switch (Op) {
-    case BinaryOp::Add:
-      return floatScalar(X + Y);
-    case BinaryOp::Sub:
-      return floatScalar(X - Y);
-    case BinaryOp::Mul:
-      return floatScalar(X * Y);
-    case BinaryOp::Div:
-      return floatScalar(X / Y);
-    case BinaryOp::Rem:
-      return floatScalar(std::fmod(X, Y));
-    case BinaryOp::Eq:
-      return intScalar(X == Y);
-    case BinaryOp::Ne:
-      return intScalar(X != Y);
-    case BinaryOp::Lt:
-      return intScalar(X < Y);
-    case BinaryOp::Le:
-      return intScalar(X <= Y);
-    case BinaryOp::Gt:
-      return intScalar(X > Y);
-    case BinaryOp::Ge:
-      return intScalar(X >= Y);
-    default:
-      llvm_unreachable("bitwise operator on floats");
-    }
-  }
-  int64_t X = L.I, Y = R.I;
-  uint64_t UX = uint64_t(X), UY = uint64_t(Y);
-  bool U = isUnsigned(T);
-  switch (Op) {
-  case BinaryOp::Add:
-    return intScalar(wrapInt(UX + UY, T));
-  case BinaryOp::Sub:
-    return intScalar(wrapInt(UX - UY, T));
-  case BinaryOp::Mul:
-    return intScalar(wrapInt(UX * UY, T));
-  case BinaryOp::Div:
-  case BinaryOp::Rem: {
-    if (Y == 0) {
-      fail(N.Loc, "integer division by zero", Lane);
-      return intScalar(0);
-    }
-    if (U)
-      return intScalar(wrapInt(Op == BinaryOp::Div ? UX / UY : UX % UY, T));
-    if (Y == -1) {
-      if (Op == BinaryOp::Rem)
-        return intScalar(0);
-      if (X == minSigned(T)) {
-        fail(N.Loc, "signed division overflows: " + Twine(X) +
-                        " / -1 is not a value of " + getDTypeName(T),
-             Lane);
-        return intScalar(0);
-      }
-      return intScalar(-X);
-    }
-    return intScalar(Op == BinaryOp::Div ? X / Y : X % Y);
-  }
-  case BinaryOp::And:
-    return intScalar(int64_t(UX & UY));
-  case BinaryOp::Or:
-    return intScalar(int64_t(UX | UY));
-  case BinaryOp::Xor:
-    return intScalar(int64_t(UX ^ UY));
-  case BinaryOp::Shl:
-  case BinaryOp::Shr: {
-    unsigned W = getDTypeBits(T);
-    if ((!U && Y < 0) || UY >= W) {
-      fail(N.Loc, "shift amount " + Twine(Y) + " is out of range for " +
-                      getDTypeName(T) + " (0 to " + Twine(W - 1) + ")",
-           Lane);
-      return intScalar(0);
-    }
-    if (Op == BinaryOp::Shl)
-      return intScalar(wrapInt(UX << UY, T));
-    return intScalar(U ? int64_t(UX >> UY) : X >> Y);
-  }
-  case BinaryOp::Eq:
-    return intScalar(X == Y);
-  case BinaryOp::Ne:
-    return intScalar(X != Y);
-  case BinaryOp::Lt:
-    return intScalar(lessThan(X, Y, T));
-  case BinaryOp::Le:
-    return intScalar(!lessThan(Y, X, T));
-  case BinaryOp::Gt:
-    return intScalar(lessThan(Y, X, T));
-  case BinaryOp::Ge:
-    return intScalar(!lessThan(X, Y, T));
-  case BinaryOp::LogicalAnd:
-  case BinaryOp::LogicalOr:
-    break;
-  }
-  llvm_unreachable("logical operators are evaluated lazily by the caller");
+  return scalar::applyBinary(BinaryOp(N.Op), N.ArgTy, L, R,
+                             [&](const Twine &Msg) { fail(N.Loc, Msg, Lane); });
 }
 
 /// Intrinsics other than select, with their first argument \p X and, for
 /// two-argument ones, \p Y.
 Scalar SIMTEmulator::applyCall(const Node &N, Scalar X, Scalar Y,
                                int64_t Lane) {
-  auto Fn = Intrinsic(N.Op);
-  DType T = N.ArgTy;
-  switch (Fn) {
-  case Intrinsic::Min:
-  case Intrinsic::Max: {
-    bool Max = Fn == Intrinsic::Max;
-    if (isFloat(T))
-      return floatScalar(Max ? maxOf(X.F, Y.F) : minOf(X.F, Y.F));
-    return (Max ? lessThan(X.I, Y.I, T) : lessThan(Y.I, X.I, T)) ? Y : X;
-  }
-  case Intrinsic::Abs:
-    if (isFloat(T))
-      return floatScalar(std::fabs(X.F));
-    if (isSignedInteger(T) && X.I < 0)
-      return intScalar(wrapInt(0 - uint64_t(X.I), T));
-    return X;
-  case Intrinsic::Exp:
-    return floatScalar(std::exp(X.F));
-  case Intrinsic::Exp2:
-    return floatScalar(std::exp2(X.F));
-  case Intrinsic::Log:
-    return floatScalar(std::log(X.F));
-  case Intrinsic::Log2:
-    return floatScalar(std::log2(X.F));
-  case Intrinsic::Sqrt:
-    return floatScalar(std::sqrt(X.F));
-  case Intrinsic::Rsqrt:
-    return floatScalar(1.0 / std::sqrt(X.F));
-  case Intrinsic::Tanh:
-    return floatScalar(std::tanh(X.F));
-  case Intrinsic::CeilDiv:
-  case Intrinsic::FloorDiv:
-  case Intrinsic::FloorMod: {
-    int64_t D = Y.I;
-    if (D == 0) {
-      fail(N.Loc, "integer division by zero in '" + getIntrinsicName(Fn) + "'",
-           Lane);
-      return intScalar(0);
-    }
-    if (isUnsigned(T)) {
-      uint64_t UX = uint64_t(X.I), UD = uint64_t(D);
-      uint64_t Q = UX / UD, R = UX % UD;
-      return intScalar(wrapInt(Fn == Intrinsic::FloorMod  ? R
-                               : Fn == Intrinsic::CeilDiv ? Q + (R != 0)
-                                                          : Q,
-                               T));
-    }
-    if (D == -1) {
-      if (Fn == Intrinsic::FloorMod)
-        return intScalar(0);
-      if (X.I == minSigned(T)) {
-        fail(N.Loc, "'" + getIntrinsicName(Fn) + "' overflows: " + Twine(X.I) +
-                        " / -1 is not a value of " + getDTypeName(T),
-             Lane);
-        return intScalar(0);
-      }
-      return intScalar(-X.I);
-    }
-    int64_t Q = X.I / D, R = X.I % D;
-    bool Below = R != 0 && (R < 0) != (D < 0);
-    bool Above = R != 0 && (R < 0) == (D < 0);
-    if (Fn == Intrinsic::FloorDiv)
-      return intScalar(Q - Below);
-    if (Fn == Intrinsic::CeilDiv)
-      return intScalar(Q + Above);
-    return intScalar(Below ? R + D : R);
-  }
-  case Intrinsic::Select:
-    break;
-  }
-  llvm_unreachable("select is evaluated lazily by the caller");
+  return scalar::applyIntrinsic(
+      Intrinsic(N.Op), N.ArgTy, X, Y,
+      [&](const Twine &Msg) { fail(N.Loc, Msg, Lane); });
 }
 
 Scalar SIMTEmulator::evalUniform(uint32_t Id, int64_t Lane) {
@@ -1240,7 +908,7 @@ Scalar SIMTEmulator::evalUniform(uint32_t Id, int64_t Lane) {
     return fromElement(loadElement(B, I, UniformReader, N.Loc), N.Ty);
   }
   case NodeKind::Unary:
-    return applyUnary(N, evalUniform(A[0], Lane));
+    return scalar::applyUnary(UnaryOp(N.Op), N.Ty, evalUniform(A[0], Lane));
   case NodeKind::Binary: {
     auto Op = BinaryOp(N.Op);
     if (Op == BinaryOp::LogicalAnd || Op == BinaryOp::LogicalOr) {
@@ -1332,7 +1000,7 @@ Scalar *SIMTEmulator::evalVarying(uint32_t Id, const LaneList &M) {
   case NodeKind::Unary: {
     LaneValues X = eval(A[0], M);
     for (uint32_t L : M)
-      R[L] = applyUnary(N, X.at(L));
+      R[L] = scalar::applyUnary(UnaryOp(N.Op), N.Ty, X.at(L));
     return R;
   }
   case NodeKind::Cast: {

@@ -88,6 +88,7 @@
 
 #include "tile/IR/IR.h"
 #include "tile/IR/Interpreter.h"
+#include "tile/IR/ScalarSemantics.h"
 #include "tile/Target/Emulator.h"
 #include "tile/Target/TargetBackend.h"
 #include "llvm/ADT/DenseMap.h"
@@ -107,36 +108,22 @@ namespace cuda {
 namespace emu {
 
 //===----------------------------------------------------------------------===//
-// Scalars (the semantics of Interpreter.cpp, mirrored)
+// Scalars (the semantics of tile/IR/ScalarSemantics.h)
 //===----------------------------------------------------------------------===//
 
-/// A scalar; expressions know statically which member is live (F for float
-/// dtypes, I for integers and i1).
-union Scalar {
-  int64_t I;
-  double F;
-};
+using scalar::doubleToIntBits;
+using scalar::floatScalar;
+using scalar::formatList;
+using scalar::intScalar;
+using scalar::intToDouble;
+using scalar::lessThan;
+using scalar::maxOf;
+using scalar::minOf;
+using scalar::minSigned;
+using scalar::NodeKind;
+using scalar::Scalar;
+using scalar::wrapInt;
 
-inline Scalar intScalar(int64_t V) {
-  Scalar S;
-  S.I = V;
-  return S;
-}
-
-inline Scalar floatScalar(double V) {
-  Scalar S;
-  S.F = V;
-  return S;
-}
-
-/// The value of integer type \p T whose two's-complement bits are the low
-/// bits of \p Bits.
-int64_t wrapInt(uint64_t Bits, DType T);
-int64_t minSigned(DType T);
-double intToDouble(int64_t V, DType T);
-/// The 64-bit pattern of an integral double as buffers store it.
-int64_t doubleToIntBits(double V);
-bool lessThan(int64_t A, int64_t B, DType T);
 /// `cast<To>(V)`: as the interpreter, except that casts to 16- and 8-bit
 /// floats round (the device converts there).
 Scalar castScalar(Scalar V, DType From, DType To);
@@ -144,9 +131,6 @@ Scalar castScalar(Scalar V, DType From, DType To);
 double toStored(Scalar V, DType T);
 /// A buffer element of type \p From converted to type \p To.
 double convertElement(double V, DType From, DType To);
-double maxOf(double A, double B);
-double minOf(double A, double B);
-std::string formatList(llvm::ArrayRef<int64_t> V);
 
 /// Little-endian bytes of \p V, a value of \p T, and back.
 void encodeElement(double V, DType T, uint8_t *Out);
@@ -174,24 +158,12 @@ inline void splitLanes(const LaneValues &C, const LaneList &M, LaneList &True,
     (C.at(L).I ? True : False).push_back(L);
 }
 
-enum class NodeKind : uint8_t { Const, Slot, Load, Binary, Unary, Call, Cast };
-
 /// One expression node; its children are ArgIds[FirstArg, FirstArg + NumArgs).
-struct Node {
-  NodeKind K;
-  /// The result type, and the operands' type (binary, unary, call, cast).
-  DType Ty, ArgTy;
-  /// BinaryOp, UnaryOp or Intrinsic.
-  uint8_t Op = 0;
+struct Node : scalar::ExprNode {
   /// The value is the same for every thread.
   bool Uniform = true;
   /// Slot nodes of uniform values: one slot per thread group.
   bool PerGroup = false;
-  /// Slot nodes: the slot; Load nodes: the buffer.
-  uint32_t Index = 0;
-  uint32_t FirstArg = 0, NumArgs = 0;
-  Scalar C = intScalar(0);
-  llvm::SMLoc Loc;
 };
 
 /// Where a scalar value lives: Slots[Base], Slots[Base + lane], or, for a
@@ -540,7 +512,6 @@ private:
   Scalar *evalVarying(uint32_t Id, const LaneList &M);
   Scalar applyBinary(const Node &N, Scalar L, Scalar R, int64_t Lane);
   Scalar applyCall(const Node &N, Scalar X, Scalar Y, int64_t Lane);
-  Scalar applyUnary(const Node &N, Scalar X) const;
   /// The row-major element index of \p Idx in \p B, or -1 after reporting
   /// an index out of range.
   int64_t elementIndex(const Buffer &B, const int64_t *Idx, unsigned N,
