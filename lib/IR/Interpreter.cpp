@@ -440,23 +440,14 @@ private:
 
 llvm::Expected<uint32_t> Interpreter::compileExpr(const Expr &E) {
   auto Resolve = [&](const Expr &E, Node &N) -> llvm::Error {
-    if (N.K == NodeKind::Slot) {
-      const Value *V = cast<RefExpr>(E).getValue();
-      auto It = SlotOf.find(V);
-      if (It == SlotOf.end())
-        return makeError(E.getLoc(), "'" + V->getName() +
-                                         "' is used where it is not bound");
-      N.Index = It->second.Base;
-      N.PerThread = It->second.PerThread;
-    } else if (N.K == NodeKind::Load) {
-      const auto &L = cast<LoadExpr>(E);
-      auto It = BufferOf.find(L.getBuffer());
-      if (It == BufferOf.end())
-        return makeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
-                                         "' is used before it is allocated");
-      N.Index = It->second;
-    }
-    return llvm::Error::success();
+    return scalar::resolveStorage(
+        E, N, SlotOf, BufferOf,
+        [&](llvm::SMLoc Loc, const llvm::Twine &Msg) { return makeError(Loc, Msg); },
+        [](Node &N, const auto &Slot) {
+          N.Index = Slot.Base;
+          N.PerThread = Slot.PerThread;
+        },
+        [](Node &N, uint32_t Buf) { N.Index = Buf; });
   };
   return flattenExpr(E, Nodes, ArgIds, Resolve, [](Node &, const Node &) {});
 }

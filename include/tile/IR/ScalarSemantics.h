@@ -123,6 +123,33 @@ struct ExprNode {
 void describeExpr(const Expr &E, ExprNode &N,
                   llvm::SmallVectorImpl<const Expr *> &Operands);
 
+/// The common part of an evaluator's Resolve for flattenExpr: a reference
+/// node's value must have an entry in \p SlotOf ("used where it is not
+/// bound"), a load node's buffer one in \p BufferOf ("used before it is
+/// allocated"); \p MakeError(Loc, Msg) builds the error, \p OnSlot(N,
+/// Entry) and \p OnBuffer(N, Id) record what was found.
+template <typename NodeT, typename SlotMapT, typename BufferMapT, typename ErrorFn,
+          typename SlotFn, typename BufferFn>
+llvm::Error resolveStorage(const Expr &E, NodeT &N, const SlotMapT &SlotOf,
+                           const BufferMapT &BufferOf, ErrorFn MakeError,
+                           SlotFn OnSlot, BufferFn OnBuffer) {
+  if (N.K == NodeKind::Slot) {
+    const Value *V = llvm::cast<RefExpr>(E).getValue();
+    auto It = SlotOf.find(V);
+    if (It == SlotOf.end())
+      return MakeError(E.getLoc(), "'" + V->getName() + "' is used where it is not bound");
+    OnSlot(N, It->second);
+  } else if (N.K == NodeKind::Load) {
+    const auto &L = llvm::cast<LoadExpr>(E);
+    auto It = BufferOf.find(L.getBuffer());
+    if (It == BufferOf.end())
+      return MakeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
+                                       "' is used before it is allocated");
+    OnBuffer(N, It->second);
+  }
+  return llvm::Error::success();
+}
+
 /// Flattens \p E into \p Nodes, operands first, their ids in \p ArgIds;
 /// returns the id of E's node. \p Resolve(E, N) fills in what describeExpr
 /// leaves to the evaluator (a reference's slot, a load's buffer) before

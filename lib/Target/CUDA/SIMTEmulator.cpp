@@ -233,26 +233,19 @@ uint32_t SIMTEmulator::newBuffer(const BufferValue *B) {
 
 llvm::Expected<uint32_t> SIMTEmulator::compileExpr(const Expr &E) {
   auto Resolve = [&](const Expr &E, Node &N) -> llvm::Error {
-    if (N.K == NodeKind::Slot) {
-      const Value *V = cast<RefExpr>(E).getValue();
-      auto It = SlotOf.find(V);
-      if (It == SlotOf.end())
-        return makeError(E.getLoc(), "'" + V->getName() +
-                                         "' is used where it is not bound");
-      N.Index = It->second.Base;
-      N.Uniform = It->second.Uniform;
-      N.PerGroup = It->second.PerGroup;
-    } else if (N.K == NodeKind::Load) {
-      const auto &L = cast<LoadExpr>(E);
-      auto It = BufferOf.find(L.getBuffer());
-      if (It == BufferOf.end())
-        return makeError(E.getLoc(), "'%" + L.getBuffer()->getName() +
-                                         "' is used before it is allocated");
-      N.Index = It->second;
-      // Every thread has its own registers.
-      N.Uniform = Buffers[N.Index].Where != Storage::Thread;
-    }
-    return llvm::Error::success();
+    return scalar::resolveStorage(
+        E, N, SlotOf, BufferOf,
+        [&](llvm::SMLoc Loc, const llvm::Twine &Msg) { return makeError(Loc, Msg); },
+        [](Node &N, const SlotRef &Slot) {
+          N.Index = Slot.Base;
+          N.Uniform = Slot.Uniform;
+          N.PerGroup = Slot.PerGroup;
+        },
+        [&](Node &N, uint32_t Buf) {
+          N.Index = Buf;
+          // Every thread has its own registers.
+          N.Uniform = Buffers[Buf].Where != Storage::Thread;
+        });
   };
   // A node is uniform when its operands are.
   auto AddOperand = [](Node &N, const Node &Operand) {
