@@ -14,20 +14,25 @@ backend contracts into one fma per score (the max of unscaled scores is
 the unscaled max, as the scale is positive), and divide the output by the
 row sums through one reciprocal a row; "pp1" variants have the two
 consumer warpgroups take turns at the gemms (pass.warpgroup_pingpong =
-true; 6 % slower on the H200, so not the default).
+true; 6 % slower on the H200, so not the default); "mk" variants run the
+mask's parallel loop only on the key tiles that need it (past the end of
+the sequence, or on the causal diagonal), under an if of block-level
+values.
 run_attention.sh times them side by side. Run from anywhere; it rewrites
 the .tile files here.
 """
 import os
 
 # (BM, BN, stages, exp2 form, overlap, warp-specialized, scale in exponent[,
-#  ping-pong])
+#  ping-pong[, mask only where needed]])
 VARIANTS = [(64, 64, 2, True, True, True, False), (64, 64, 2, True, True, False, False),
             (128, 64, 2, True, True, True, False), (128, 64, 2, True, True, False, False),
             (128, 64, 3, True, True, True, False), (128, 128, 2, True, True, True, False),
             (64, 64, 2, True, False, False, False), (128, 64, 2, True, True, True, True),
             (64, 64, 2, True, True, True, True),
-            (128, 64, 2, True, True, True, True, True)]
+            (128, 64, 2, True, True, True, True, True),
+            (128, 64, 2, True, True, True, True, False, True),
+            (64, 64, 2, True, True, True, True, False, True)]
 
 BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, H, S, 128], %O: f16[B, H, S, 128], %scale: f32){attrs} {{
   kernel grid(ceildiv(S, {bm}), H, B) threads({threads}) (%bx, %by, %bz) {{
@@ -49,9 +54,7 @@ BODY = """func @{name}(%Q: f16[B, H, S, 128], %K: f16[B, H, S, 128], %V: f16[B, 
     for %j in pipelined(0, {hi}, stages = {stages}) {{
       copy %K[%bz, %by, %j * {bn}, 0] -> %Ks
       gemm %Qs, %Ks -> %Sc {{transpose_b = true, clear_accum = true}}
-      for %i, %c in parallel({bm}, {bn}) {{
-        {mask}
-      }}
+      {maskloop}
       copy %m -> %m_prev
       reduce max %Sc -> %m {{dim = 1, clear = false}}
       for %i in parallel({bm}) {{
@@ -84,6 +87,7 @@ CAUSAL = ("let %q = %bx * {bm} + %i\n        let %kv = %j * {bn} + %c\n        "
 here = os.path.dirname(os.path.abspath(__file__))
 for bm, bn, stages, e2, overlap, ws, fs, *rest in VARIANTS:
     pp = rest[0] if rest else False
+    mk = rest[1] if len(rest) > 1 else False
     assert e2 or not fs, "the scale goes into the exponent of exp2 only"
     attrs = ([] if overlap else ["pass.wgmma_overlap = false"]) + \
             ([] if ws else ["pass.warp_specialize = false"]) + \
@@ -99,6 +103,7 @@ for bm, bn, stages, e2, overlap, ws, fs, *rest in VARIANTS:
             + ("" if ws else ", cp.async rings (no TMA producer)")
             + (", the scale in the exponent" if fs else "")
             + (", warpgroups taking turns at the gemms" if pp else "")
+            + (", the mask only where needed" if mk else "")
             + ". Written by make_variants.py.\n")
     if fs:
         p["alpha"] = "exp2((%m_prev[%i] - %m[%i]) * %sl2)"
@@ -113,6 +118,11 @@ for bm, bn, stages, e2, overlap, ws, fs, *rest in VARIANTS:
                      f"for %i, %d in parallel({bm}, 128) {{\n      %Of[%i, %d] = %Of[%i, %d] / %l[%i]\n    }}")
     if fs:
         p["mask"] = p["mask"].replace(" * %sl2, -inf", ", -inf")
+    loop = (f"for %i, %c in parallel({bm}, {bn}) {{\n        {p['mask']}\n      }}")
+    if mk:
+        loop = (f"if (%j + 1) * {bn} > S {{\n        "
+                + loop.replace("\n", "\n  ") + "\n      }")
+    p["maskloop"] = loop
     text += BODY.format(name="flash_attention", hi=f"ceildiv(S, {bn})", **p)
     text += "\n"
     # Blocks with the most key tiles first (the last query rows), so that
@@ -120,6 +130,11 @@ for bm, bn, stages, e2, overlap, ws, fs, *rest in VARIANTS:
     p["mask"] = CAUSAL.format(**p).replace("%bx", "%qb")
     if fs:
         p["mask"] = p["mask"].replace(" * %sl2, -inf", ", -inf")
+    loop = (f"for %i, %c in parallel({bm}, {bn}) {{\n        {p['mask']}\n      }}")
+    if mk:
+        loop = (f"if (%j + 1) * {bn} > %qb * {bm} + 1 || (%j + 1) * {bn} > S {{\n        "
+                + loop.replace("\n", "\n  ") + "\n      }")
+    p["maskloop"] = loop
     causal = BODY.format(name="flash_attention_causal",
                          hi=f"min(ceildiv((%qb + 1) * {bm}, {bn}), ceildiv(S, {bn}))", **p)
     causal = causal.replace("copy %Q[%bz, %by, %bx", "copy %Q[%bz, %by, %qb")
@@ -127,6 +142,6 @@ for bm, bn, stages, e2, overlap, ws, fs, *rest in VARIANTS:
     causal = causal.replace(f"    %Qs = alloc shared", f"    let %qb = ceildiv(S, {bm}) - 1 - %bx\n    %Qs = alloc shared", 1)
     text += causal
     name = (f"fa_{bm}x{bn}s{stages}" + ("_e2" if e2 else "") + ("" if overlap else "_o0")
-            + ("" if ws else "_ws0") + ("_fs" if fs else "") + ("_pp1" if pp else ""))
+            + ("" if ws else "_ws0") + ("_fs" if fs else "") + ("_pp1" if pp else "") + ("_mk" if mk else ""))
     with open(os.path.join(here, name + ".tile"), "w") as f:
         f.write(text)

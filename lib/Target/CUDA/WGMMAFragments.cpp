@@ -27,7 +27,8 @@
 //  - `reduce` of a 2-D fragment along dimension 1 into a 1-D one;
 //  - parallel loops over (R, C) or (R) whose bodies are lets and stores to
 //    fragments at exactly the loop's indices, reading fragments at those
-//    indices;
+//    indices, also as the only statements of an if whose condition reads
+//    no fragment or tile (a mask only some key tiles need);
 // and every shared tile the gemms read is filled by one copy from a
 // contiguous global tensor, either once at the kernel's top level or once
 // per iteration directly in one serial or pipelined loop (with source
@@ -253,6 +254,8 @@ private:
       return true;
     if (const auto *F = dyn_cast<ForStmt>(&S))
       return ParallelCols.count(F) || F == Ring.Loop;
+    if (isa<IfStmt>(&S))
+      return GuardedParallel.count(&S);
     const auto *Op = dyn_cast<OpStmt>(&S);
     if (!Op)
       return false;
@@ -618,6 +621,24 @@ private:
       }
       if (isa<AllocStmt>(&S))
         continue;
+      if (auto *If = dyn_cast<IfStmt>(&S); If && !touchesBuffers(S)) {
+        // Parallel loops under a condition of block-level values (a mask
+        // only the last tiles need): each branch holds parallel loops.
+        bool OnlyParallel = true;
+        for (Block *N : getNestedBlocks(S))
+          for (StmtPtr &X : N->Stmts) {
+            auto *F = dyn_cast<ForStmt>(X.get());
+            OnlyParallel &= F && F->getLoopKind() == LoopKind::Parallel;
+          }
+        if (OnlyParallel) {
+          for (Block *N : getNestedBlocks(S))
+            for (StmtPtr &X : N->Stmts)
+              if (!classifyParallel(*cast<ForStmt>(X.get()), Why))
+                return false;
+          GuardedParallel.insert(&S);
+          continue;
+        }
+      }
       if (touchesBuffers(S))
         return fail(Why, "a statement other than the tile ops and parallel "
                          "loops reads or writes a fragment or shared tile",
@@ -1564,6 +1585,9 @@ private:
         return Lowered;
       }
       rewriteBlock(F->getBodyMutable(), nullptr);
+    } else if (GuardedParallel.count(S.get())) {
+      for (Block *N : getNestedBlocks(*S))
+        rewriteBlock(*N, nullptr);
     } else if (auto *Op = dyn_cast<OpStmt>(S.get())) {
       llvm::StringRef N = Op->getName();
       if (N == "gemm")
@@ -1628,6 +1652,8 @@ private:
   llvm::DenseMap<const OpStmt *, GemmInfo> GemmOf;
   llvm::DenseMap<const OpStmt *, ForStmt *> GemmLoop;
   llvm::DenseMap<const ForStmt *, int64_t> ParallelCols;
+  /// Ifs whose branches are parallel loops over fragments.
+  llvm::SmallPtrSet<const Stmt *, 4> GuardedParallel;
   llvm::DenseMap<const OpStmt *, std::pair<unsigned, unsigned>> CopyDims;
   LetInits LetInit;
   RingLoop Ring;
