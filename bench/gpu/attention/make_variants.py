@@ -84,6 +84,18 @@ PLAIN = "%Sc[%i, %c] = select(%j * {bn} + %c < S, %Sc[%i, %c] * {sc}, -inf<f32>(
 CAUSAL = ("let %q = %bx * {bm} + %i\n        let %kv = %j * {bn} + %c\n        "
           "%Sc[%i, %c] = select(%kv <= %q && %kv < S, %Sc[%i, %c] * {sc}, -inf<f32>())")
 
+
+def mask_loop(mask, bm, bn, fs, guard):
+    """The parallel loop of the mask: unscaled scores with fs, under an if
+    of `guard` (the key tiles that need the mask) unless it is empty."""
+    if fs:
+        mask = mask.replace(" * %sl2, -inf", ", -inf")
+    loop = f"for %i, %c in parallel({bm}, {bn}) {{\n        {mask}\n      }}"
+    if guard:
+        loop = f"if {guard} {{\n        " + loop.replace("\n", "\n  ") + "\n      }"
+    return loop
+
+
 here = os.path.dirname(os.path.abspath(__file__))
 for bm, bn, stages, e2, overlap, ws, fs, *rest in VARIANTS:
     pp = rest[0] if rest else False
@@ -116,25 +128,13 @@ for bm, bn, stages, e2, overlap, ws, fs, *rest in VARIANTS:
                       f"for %i, %d in parallel({bm}, 128) {{\n      %Of[%i, %d] = %Of[%i, %d] * %l[%i]\n    }}")
                      if fs else
                      f"for %i, %d in parallel({bm}, 128) {{\n      %Of[%i, %d] = %Of[%i, %d] / %l[%i]\n    }}")
-    if fs:
-        p["mask"] = p["mask"].replace(" * %sl2, -inf", ", -inf")
-    loop = (f"for %i, %c in parallel({bm}, {bn}) {{\n        {p['mask']}\n      }}")
-    if mk:
-        loop = (f"if (%j + 1) * {bn} > S {{\n        "
-                + loop.replace("\n", "\n  ") + "\n      }")
-    p["maskloop"] = loop
+    p["maskloop"] = mask_loop(p["mask"], bm, bn, fs, mk and f"(%j + 1) * {bn} > S")
     text += BODY.format(name="flash_attention", hi=f"ceildiv(S, {bn})", **p)
     text += "\n"
     # Blocks with the most key tiles first (the last query rows), so that
     # the long blocks do not trail at the end of the grid.
-    p["mask"] = CAUSAL.format(**p).replace("%bx", "%qb")
-    if fs:
-        p["mask"] = p["mask"].replace(" * %sl2, -inf", ", -inf")
-    loop = (f"for %i, %c in parallel({bm}, {bn}) {{\n        {p['mask']}\n      }}")
-    if mk:
-        loop = (f"if (%j + 1) * {bn} > %qb * {bm} + 1 || (%j + 1) * {bn} > S {{\n        "
-                + loop.replace("\n", "\n  ") + "\n      }")
-    p["maskloop"] = loop
+    p["maskloop"] = mask_loop(CAUSAL.format(**p).replace("%bx", "%qb"), bm, bn, fs,
+                              mk and f"(%j + 1) * {bn} > %qb * {bm} + 1 || (%j + 1) * {bn} > S")
     causal = BODY.format(name="flash_attention_causal",
                          hi=f"min(ceildiv((%qb + 1) * {bm}, {bn}), ceildiv(S, {bn}))", **p)
     causal = causal.replace("copy %Q[%bz, %by, %bx", "copy %Q[%bz, %by, %qb")
