@@ -452,6 +452,15 @@ struct Group {
   std::vector<uint8_t> WaitDone;
 };
 
+/// The first of the consecutive threads \p All that the active ones \p M
+/// (in ascending order) lack.
+inline uint32_t firstMissingLane(const LaneList &All, const LaneList &M) {
+  uint32_t Missing = All[0];
+  for (size_t I = 0; I != M.size() && M[I] == Missing; ++I)
+    ++Missing;
+  return Missing;
+}
+
 /// The warps of a warpgroup meeting at a collective op.
 struct WarpgroupMeet {
   const XStmt *At = nullptr;
@@ -560,6 +569,12 @@ private:
 
   /// The vector-clock slot of accessor \p A.
   uint32_t agentIndex(int32_t A) const;
+  /// Release: what \p Lane has seen (none for -1) joins \p Into, and so
+  /// does agent \p Agent's clock, which then advances (its later accesses
+  /// are not released).
+  void releaseClocks(std::vector<uint32_t> &Into, int64_t Lane, int32_t Agent);
+  /// Acquire: \p Lane sees what \p From released.
+  void acquireClocks(uint32_t Lane, const std::vector<uint32_t> &From);
   uint32_t *clocksOf(uint32_t Lane) {
     return &VC[size_t(Lane) * NumAgents];
   }

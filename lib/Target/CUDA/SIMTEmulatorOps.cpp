@@ -181,9 +181,7 @@ bool SIMTEmulator::execOp(const XStmt &S, const LaneList &M) {
 bool SIMTEmulator::execBarrier(const XStmt &S, const LaneList &M) {
   const LaneList &Lanes = Running->Lanes;
   if (M.size() != Lanes.size()) {
-    uint32_t Missing = Lanes[0];
-    for (size_t I = 0; I != M.size() && M[I] == Missing; ++I)
-      ++Missing;
+    uint32_t Missing = firstMissingLane(Lanes, M);
     fail(S.getLoc(), "barrier under thread-dependent control flow: " +
                          Twine(M.size()) + " of the " + Twine(Lanes.size()) +
                          " threads of " +

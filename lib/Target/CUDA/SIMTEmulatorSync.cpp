@@ -79,6 +79,24 @@ uint32_t SIMTEmulator::agentIndex(int32_t A) const {
   return uint32_t(2 * Threads) + uint32_t(accessor::TmaOn - A);
 }
 
+void SIMTEmulator::releaseClocks(std::vector<uint32_t> &Into, int64_t Lane,
+                                 int32_t Agent) {
+  if (Lane >= 0) {
+    const uint32_t *V = clocksOf(uint32_t(Lane));
+    for (uint32_t A = 0; A != NumAgents; ++A)
+      Into[A] = std::max(Into[A], V[A]);
+  }
+  uint32_t Idx = agentIndex(Agent);
+  Into[Idx] = std::max(Into[Idx], Clock[Idx]);
+  ++Clock[Idx];
+}
+
+void SIMTEmulator::acquireClocks(uint32_t Lane, const std::vector<uint32_t> &From) {
+  uint32_t *V = clocksOf(Lane);
+  for (uint32_t A = 0; A != NumAgents; ++A)
+    V[A] = std::max(V[A], From[A]);
+}
+
 bool SIMTEmulator::orderedBefore(int32_t A, uint32_t Stamp, uint32_t Epoch,
                                  int64_t By) {
   if (Epoch != uint32_t(BarrierEpoch + 1))
@@ -218,14 +236,7 @@ bool SIMTEmulator::arriveOn(uint32_t B, int64_t Tx, SMLoc Loc, int64_t Lane,
   }
   if (X.Released.empty())
     X.Released.assign(NumAgents, 0);
-  uint32_t Idx = agentIndex(Agent);
-  if (Releases) {
-    const uint32_t *V = clocksOf(uint32_t(Lane));
-    for (uint32_t A = 0; A != NumAgents; ++A)
-      X.Released[A] = std::max(X.Released[A], V[A]);
-  }
-  X.Released[Idx] = std::max(X.Released[Idx], Clock[Idx]);
-  ++Clock[Idx];
+  releaseClocks(X.Released, Releases ? Lane : -1, Agent);
   --X.Pending;
   ++Progress;
   completePhaseIfDone(B);
@@ -348,9 +359,7 @@ bool SIMTEmulator::execMbarrierWait(const XStmt &S, const LaneList &M) {
       All = false;
       continue;
     }
-    uint32_t *V = clocksOf(L);
-    for (uint32_t A = 0; A != NumAgents; ++A)
-      V[A] = std::max(V[A], X.Completed[A]);
+    acquireClocks(L, X.Completed);
     if (X.Phase > 0)
       X.Observed = true;
     G.WaitDone[I] = 1;
@@ -641,9 +650,7 @@ bool SIMTEmulator::execNamedBarrier(const XStmt &S, const LaneList &M) {
   bool Sync = S.Op == EmuOp::BarSync;
   llvm::StringRef Op = S.opName();
   if (M.size() != G.Lanes.size()) {
-    uint32_t Missing = G.Lanes[0];
-    for (size_t I = 0; I != M.size() && M[I] == Missing; ++I)
-      ++Missing;
+    uint32_t Missing = firstMissingLane(G.Lanes, M);
     fail(S.getLoc(), "'" + Op + "' under thread-dependent control flow: " +
                          Twine(M.size()) + " of the " + Twine(G.Lanes.size()) +
                          " threads of warp " + Twine(G.Index) + " reach it (thread " +
@@ -682,14 +689,8 @@ bool SIMTEmulator::execNamedBarrier(const XStmt &S, const LaneList &M) {
     return true;
   }
   // Each thread releases what it did so far.
-  for (uint32_t L : M) {
-    const uint32_t *V = clocksOf(L);
-    for (uint32_t A = 0; A != NumAgents; ++A)
-      N.Released[A] = std::max(N.Released[A], V[A]);
-    uint32_t Idx = agentIndex(int32_t(L));
-    N.Released[Idx] = std::max(N.Released[Idx], Clock[Idx]);
-    ++Clock[Idx];
-  }
+  for (uint32_t L : M)
+    releaseClocks(N.Released, L, int32_t(L));
   N.Arrived += int64_t(M.size());
   N.LastLoc = S.getLoc();
   ++Progress;
@@ -700,11 +701,8 @@ bool SIMTEmulator::execNamedBarrier(const XStmt &S, const LaneList &M) {
   // Complete: the waiting warps see every arrival's release, and the
   // barrier starts over.
   for (uint32_t W : N.Waiting) {
-    for (uint32_t L : Groups[W].Lanes) {
-      uint32_t *V = clocksOf(L);
-      for (uint32_t A = 0; A != NumAgents; ++A)
-        V[A] = std::max(V[A], N.Released[A]);
-    }
+    for (uint32_t L : Groups[W].Lanes)
+      acquireClocks(L, N.Released);
     if (W != G.Index)
       Groups[W].St = Group::State::Released;
   }

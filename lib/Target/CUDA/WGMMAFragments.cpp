@@ -282,9 +282,8 @@ private:
   void planWarpSpecialize() {
     if (!Ring.Loop || Ring.Stages < 2 || HadThreadIndex || Threads / WarpgroupSize > 3)
       return;
-    if (const Attribute *A = F.getAttrs().get("pass.warp_specialize"))
-      if (A->getKind() == Attribute::Kind::Bool && !A->getBool())
-        return;
+    if (!passFlag("pass.warp_specialize").value_or(true))
+      return;
     bool AtTop = false;
     for (StmtPtr &S : K.getBodyMutable().Stmts) {
       AtTop |= S.get() == Ring.Loop;
@@ -323,9 +322,8 @@ private:
   void planRotation() {
     if (!Ring.Loop || Ring.Stages < 2)
       return;
-    if (const Attribute *A = F.getAttrs().get("pass.wgmma_overlap"))
-      if (A->getKind() == Attribute::Kind::Bool && !A->getBool())
-        return;
+    if (!passFlag("pass.wgmma_overlap").value_or(true))
+      return;
     std::vector<StmtPtr> &Body = Ring.Loop->getBodyMutable().Stmts;
     auto *Last = dyn_cast<OpStmt>(Body.back().get());
     if (!Last || !GemmOf.count(Last))
@@ -366,12 +364,20 @@ private:
   void planPingPong() {
     if (!WS || !Rot.Last || Threads != 2 * WarpgroupSize)
       return;
-    const Attribute *A = F.getAttrs().get("pass.warpgroup_pingpong");
-    PingPong = A && A->getKind() == Attribute::Kind::Bool && A->getBool();
+    PingPong = passFlag("pass.warpgroup_pingpong").value_or(false);
   }
 
-  /// The named barrier of consumer warpgroup \p WG (an expression) in the
-  /// ping-pong: 1 + WG. Barrier 0 is the block barrier.
+  /// The function's boolean attribute \p Name, if it has one.
+  std::optional<bool> passFlag(llvm::StringRef Name) const {
+    const Attribute *A = F.getAttrs().get(Name);
+    if (!A || A->getKind() != Attribute::Kind::Bool)
+      return std::nullopt;
+    return A->getBool();
+  }
+
+  /// \p Name (cuda.bar_sync or cuda.bar_arrive) on the ping-pong's named
+  /// barrier \p Id, of both consumer warpgroups: barrier 1 + W is consumer
+  /// warpgroup W's turn (barrier 0 is the block barrier).
   StmtPtr turnBarrier(llvm::StringRef Name, ExprPtr Id) {
     AttributeList A;
     A.set("threads", Attribute::getInt(2 * WarpgroupSize));
@@ -621,7 +627,7 @@ private:
       }
       if (isa<AllocStmt>(&S))
         continue;
-      if (auto *If = dyn_cast<IfStmt>(&S); If && !touchesBuffers(S)) {
+      if (isa<IfStmt>(&S) && !touchesBuffers(S)) {
         // Parallel loops under a condition of block-level values (a mask
         // only the last tiles need): each branch holds parallel loops.
         bool OnlyParallel = true;
