@@ -2,11 +2,11 @@
 //
 // Compiles a function for a target, runs it through the execution backend
 // on real inputs, writes outputs, checks them against the reference
-// interpreter and times it. The logic is in libTileDriver (JitDriver.h).
+// interpreter and times it. The logic is in libTileTools (JitTool.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Driver/JitDriver.h"
+#include "tile/Tools/JitTool.h"
 #include "tile/Target/AllTargets.h"
 #include "tile/Target/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"

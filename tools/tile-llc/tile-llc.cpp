@@ -1,12 +1,12 @@
 //===- tile-llc.cpp - The Tile compiler driver ----------------------------===//
 //
 // Registers the built-in target backends and hands the options to runLLC
-// (lib/Tools/LLCDriver.cpp).
+// (lib/Tools/LLCTool.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tile/Target/AllTargets.h"
-#include "tile/Tools/LLCDriver.h"
+#include "tile/Tools/LLCTool.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"

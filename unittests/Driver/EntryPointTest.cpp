@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Driver/Compile.h"
+#include "tile/Driver/CompileModule.h"
 #include "tile/Exec/Executor.h"
 #include "tile/IR/Parser.h"
 #include "tile/IR/Verifier.h"

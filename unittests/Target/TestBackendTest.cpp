@@ -13,7 +13,7 @@
 #include "tile/Target/AllTargets.h"
 #include "tile/Target/TargetListing.h"
 #include "tile/Target/TargetRegistry.h"
-#include "tile/Tools/LLCDriver.h"
+#include "tile/Tools/LLCTool.h"
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 

@@ -83,6 +83,46 @@ public:
   virtual llvm::Expected<std::unique_ptr<DeviceTimer>> createTimer();
 };
 
+/// A device allocation that its executor frees when it goes out of scope.
+/// The executor must outlive it.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  /// Allocates \p Bytes on \p Ex.
+  static llvm::Expected<DeviceBuffer> allocate(Executor &Ex, size_t Bytes) {
+    llvm::Expected<void *> P = Ex.allocate(Bytes);
+    if (!P)
+      return P.takeError();
+    return DeviceBuffer(Ex, *P);
+  }
+  DeviceBuffer(DeviceBuffer &&O) : Ex(O.Ex), Ptr(O.Ptr) { O.Ptr = nullptr; }
+  DeviceBuffer &operator=(DeviceBuffer &&O) {
+    if (this != &O) {
+      reset();
+      Ex = O.Ex;
+      Ptr = O.Ptr;
+      O.Ptr = nullptr;
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() { reset(); }
+
+  void *get() const { return Ptr; }
+  /// Frees the allocation now.
+  void reset() {
+    if (Ptr)
+      Ex->deallocate(Ptr);
+    Ptr = nullptr;
+  }
+
+private:
+  DeviceBuffer(Executor &E, void *P) : Ex(&E), Ptr(P) {}
+  Executor *Ex = nullptr;
+  void *Ptr = nullptr;
+};
+
 /// What the C ABI functions see through their `ctx` argument.
 struct RuntimeCall {
   explicit RuntimeCall(ExecBackendKind Backend) : Backend(Backend) {}

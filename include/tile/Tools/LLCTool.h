@@ -1,4 +1,4 @@
-//===- LLCDriver.h - The logic of tile-llc ----------------------*- C++ -*-===//
+//===- LLCTool.h - The logic of tile-llc ------------------------*- C++ -*-===//
 //
 // tile-llc's main parses options and calls runLLC; keeping the work here
 // lets unit tests drive it with any TargetRegistry (including test
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILE_TOOLS_LLCDRIVER_H
-#define TILE_TOOLS_LLCDRIVER_H
+#ifndef TILE_TOOLS_LLCTOOL_H
+#define TILE_TOOLS_LLCTOOL_H
 
 #include "llvm/Support/raw_ostream.h"
 #include <string>
@@ -50,4 +50,4 @@ int runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
 
 } // namespace tile
 
-#endif // TILE_TOOLS_LLCDRIVER_H
+#endif // TILE_TOOLS_LLCTOOL_H

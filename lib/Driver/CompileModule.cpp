@@ -1,6 +1,6 @@
-//===- Compile.cpp - From verified IR to a KernelArtifact -----------------===//
+//===- CompileModule.cpp - From verified IR to a KernelArtifact -----------===//
 
-#include "tile/Driver/Compile.h"
+#include "tile/Driver/CompileModule.h"
 #include "tile/Target/DialectCheck.h"
 #include "tile/Target/TargetRegistry.h"
 #include "llvm/Support/Format.h"

@@ -1,4 +1,4 @@
-//===- JitDriver.cpp - The logic of tile-jit ------------------------------===//
+//===- JitTool.cpp - The logic of tile-jit --------------------------------===//
 //
 // Parse -> resolve the BackendContext once -> compile -> build and load on
 // the execution backend -> make or read inputs (poisoning what the kernel
@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Driver/JitDriver.h"
-#include "tile/Driver/Compile.h"
+#include "tile/Tools/JitTool.h"
+#include "tile/Driver/CompileModule.h"
 #include "tile/Driver/HostTensor.h"
 #include "tile/Driver/Reference.h"
 #include "tile/Exec/Executor.h"

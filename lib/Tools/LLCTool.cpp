@@ -1,4 +1,4 @@
-//===- LLCDriver.cpp - The logic of tile-llc ------------------------------===//
+//===- LLCTool.cpp - The logic of tile-llc --------------------------------===//
 //
 // Lists targets, resolves the BackendContext once, and compiles a .tile
 // file through the selected backend: parse (with every registered dialect),
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Tools/LLCDriver.h"
-#include "tile/Driver/Compile.h"
+#include "tile/Tools/LLCTool.h"
+#include "tile/Driver/CompileModule.h"
 #include "tile/IR/Parser.h"
 #include "tile/IR/Printer.h"
 #include "tile/Transforms/PassManager.h"

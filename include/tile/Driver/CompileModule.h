@@ -1,4 +1,4 @@
-//===- Compile.h - From verified IR to a KernelArtifact ---------*- C++ -*-===//
+//===- CompileModule.h - From verified IR to a KernelArtifact ---*- C++ -*-===//
 //
 // The compilation flow after parsing, for a resolved BackendContext:
 // dialect-use check, the backend's pipeline, device codegen, host codegen.
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILE_DRIVER_COMPILE_H
-#define TILE_DRIVER_COMPILE_H
+#ifndef TILE_DRIVER_COMPILEMODULE_H
+#define TILE_DRIVER_COMPILEMODULE_H
 
 #include "tile/Exec/KernelArtifact.h"
 #include "tile/IR/Diagnostics.h"
@@ -55,4 +55,4 @@ llvm::Expected<KernelArtifact> compileModule(const TargetRegistry &Registry,
 
 } // namespace tile
 
-#endif // TILE_DRIVER_COMPILE_H
+#endif // TILE_DRIVER_COMPILEMODULE_H

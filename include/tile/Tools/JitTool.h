@@ -1,4 +1,4 @@
-//===- JitDriver.h - The logic of tile-jit ----------------------*- C++ -*-===//
+//===- JitTool.h - The logic of tile-jit ------------------------*- C++ -*-===//
 //
 // tile-jit compiles a .tile function for a target, makes or loads its
 // inputs, runs it through the resolved execution backend (or, with
@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILE_DRIVER_JITDRIVER_H
-#define TILE_DRIVER_JITDRIVER_H
+#ifndef TILE_TOOLS_JITTOOL_H
+#define TILE_TOOLS_JITTOOL_H
 
 #include "llvm/Support/raw_ostream.h"
 #include <cstdint>
@@ -64,4 +64,4 @@ int runJit(const JitOptions &Opts, const TargetRegistry &Registry,
 
 } // namespace tile
 
-#endif // TILE_DRIVER_JITDRIVER_H
+#endif // TILE_TOOLS_JITTOOL_H

@@ -1,0 +1,50 @@
+//===- OptTool.h - The logic of tile-opt ------------------------*- C++ -*-===//
+//
+// tile-opt reads a .tile file, verifies it and prints it in canonical form
+// after the passes of -passes (the shared ones and every registered
+// backend's own). With VerifyDiagnostics it checks the
+// `// expected-error {{...}}` comments in the input instead; with
+// SplitInputFile each `// -----` separated chunk is processed alone,
+// keeping its line numbers. The tool's main only fills OptOptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_TOOLS_OPTTOOL_H
+#define TILE_TOOLS_OPTTOOL_H
+
+#include "tile/Transforms/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+#include <string>
+
+namespace tile {
+
+class TargetRegistry;
+
+struct OptOptions {
+  /// A .tile file; "-" is standard input.
+  std::string InputFile = "-";
+  /// Where to write; "-" is standard output.
+  std::string OutputFile = "-";
+  /// Check the diagnostics against the input's expected-* comments.
+  bool VerifyDiagnostics = false;
+  /// Process each `// -----` separated chunk on its own.
+  bool SplitInputFile = false;
+  /// Print without running the verifier.
+  bool NoVerify = false;
+  /// The pass pipeline, as parsePassPipeline reads it; empty for none.
+  std::string Passes;
+  /// IR dumps, timing and verification between passes.
+  PassInstrumentation Instrumentation;
+  /// List the registered passes and stop.
+  bool ListPasses = false;
+};
+
+/// Runs tile-opt over the backends of \p Registry (their dialects and their
+/// passes). Results go to \p Out, diagnostics to \p Err. Returns the process
+/// exit code.
+int runOpt(const OptOptions &Opts, const TargetRegistry &Registry,
+           llvm::raw_ostream &Out, llvm::raw_ostream &Err);
+
+} // namespace tile
+
+#endif // TILE_TOOLS_OPTTOOL_H
