@@ -5,6 +5,8 @@
 # LLVM (e.g. the GPU machine) carrying only libz, libzstd and libstdc++.
 if(TILE_BUNDLE)
   set(TILE_LIBRARY_TYPE STATIC)
+  # The static libraries also go into the shared libTileCAPI.
+  set(CMAKE_POSITION_INDEPENDENT_CODE ON)
   llvm_map_components_to_libnames(TILE_LLVM_LIBS
     core support orcjit jitlink passes irreader bitreader bitwriter target mc
     analysis transformutils codegen asmprinter
@@ -25,9 +27,14 @@ function(tile_add_library name)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()
   target_link_libraries(${name} PUBLIC ${ARG_LINK} ${TILE_LLVM_LIBS})
+  target_include_directories(${name} INTERFACE $<INSTALL_INTERFACE:include>)
   set_target_properties(${name} PROPERTIES
     BUILD_RPATH "${CMAKE_BINARY_DIR}/lib"
+    INSTALL_RPATH "$ORIGIN"
     CXX_VISIBILITY_PRESET default)
+  # Installed and exported as Tile::<name> (cmake/TileInstall.cmake).
+  install(TARGETS ${name} EXPORT TileTargets
+    LIBRARY DESTINATION lib ARCHIVE DESTINATION lib)
 endfunction()
 
 # tile_add_tool(name SOURCES... LINK libs)
@@ -35,5 +42,7 @@ function(tile_add_tool name)
   cmake_parse_arguments(ARG "" "" "LINK" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE ${ARG_LINK} ${TILE_LLVM_LIBS})
-  set_target_properties(${name} PROPERTIES BUILD_RPATH "${CMAKE_BINARY_DIR}/lib")
+  set_target_properties(${name} PROPERTIES
+    BUILD_RPATH "${CMAKE_BINARY_DIR}/lib"
+    INSTALL_RPATH "$ORIGIN/../lib")
 endfunction()

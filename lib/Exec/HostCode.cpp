@@ -83,6 +83,8 @@ llvm::Error HostCode::call(llvm::StringRef Symbol, llvm::ArrayRef<TileArg> Args,
   int32_t RC = reinterpret_cast<EntryFn>(*Fn)(Args.data(), Args.size(), &Call);
   if (RC == 0)
     return llvm::Error::success();
+  if (Call.ArgumentRefused)
+    return llvm::make_error<ArgumentError>(Call.Error);
   return llvm::createStringError(Call.Error.empty()
                                      ? "'" + Symbol.str() + "' failed with code " +
                                            std::to_string(RC)

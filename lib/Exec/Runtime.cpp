@@ -19,6 +19,8 @@ llvm::Expected<std::unique_ptr<DeviceTimer>> Executor::createTimer() {
 }
 RuntimeCall::~RuntimeCall() = default;
 
+char ArgumentError::ID = 0;
+
 const void *RuntimeCall::tensorMap(int32_t Kernel, int32_t Map, const void *,
                                    llvm::ArrayRef<int64_t>,
                                    llvm::ArrayRef<int64_t>) {
@@ -92,6 +94,9 @@ extern "C" {
 int32_t tile_rt_fail(void *Ctx, const char *Message, int64_t Expected,
                      int64_t Actual) {
   auto *Call = static_cast<RuntimeCall *>(Ctx);
+  // Generated host code calls this only from its argument checks.
+  if (Call->Error.empty())
+    Call->ArgumentRefused = true;
   return Call->fail(formatRuntimeMessage(Message, Expected, Actual));
 }
 

@@ -142,8 +142,27 @@ struct RuntimeCall {
   /// Records a failure; returns the code host code returns.
   int32_t fail(std::string Message);
   std::string Error;
+  /// Whether the failure was the entry point's own argument checks
+  /// (tile_rt_fail from generated host code) rather than the runtime.
+  bool ArgumentRefused = false;
   /// The execution backend making the call, for messages.
   ExecBackendKind Backend;
+};
+
+/// A call the entry point refused before anything ran: an argument does not
+/// match its parameter (count, kind, device, rank, dtype, shape, strides,
+/// alignment). The message names the argument.
+class ArgumentError : public llvm::ErrorInfo<ArgumentError> {
+public:
+  static char ID;
+  explicit ArgumentError(std::string Message) : Message(std::move(Message)) {}
+  void log(llvm::raw_ostream &OS) const override { OS << Message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string Message;
 };
 
 /// Expands the placeholders of a tile_rt_fail message: {expected},

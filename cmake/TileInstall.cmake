@@ -1,0 +1,46 @@
+# cmake --install: the public headers (with the generated .inc tables), every
+# library (tile_add_library installs and exports each as Tile::<name>), the
+# tools and the CMake package, so that a project outside the tree can
+#
+#   find_package(Tile CONFIG REQUIRED)
+#   target_link_libraries(app PRIVATE Tile::TileExec)
+#
+# The package finds LLVM through LLVM's own package (the version this build
+# used) before it defines the imported targets, whose link interfaces name
+# LLVM's targets.
+include(CMakePackageConfigHelpers)
+
+set(TILE_INSTALL_CMAKE_DIR lib/cmake/tile)
+
+install(DIRECTORY ${TILE_SOURCE_DIR}/include/tile ${TILE_SOURCE_DIR}/include/tile-c
+  DESTINATION include
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.def" PATTERN "*.td")
+install(DIRECTORY ${TILE_BINARY_DIR}/include/tile
+  DESTINATION include
+  FILES_MATCHING PATTERN "*.inc")
+
+install(TARGETS tile-opt tile-llc tile-jit tile-tblgen RUNTIME DESTINATION bin)
+
+install(EXPORT TileTargets NAMESPACE Tile:: DESTINATION ${TILE_INSTALL_CMAKE_DIR})
+configure_package_config_file(${TILE_SOURCE_DIR}/cmake/TileConfig.cmake.in
+  ${TILE_BINARY_DIR}/cmake/TileConfig.cmake
+  INSTALL_DESTINATION ${TILE_INSTALL_CMAKE_DIR})
+write_basic_package_version_file(${TILE_BINARY_DIR}/cmake/TileConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${TILE_BINARY_DIR}/cmake/TileConfig.cmake
+              ${TILE_BINARY_DIR}/cmake/TileConfigVersion.cmake
+  DESTINATION ${TILE_INSTALL_CMAKE_DIR})
+
+# The installed tree as a user meets it (utils/check-install.sh): install
+# into the build directory's install-test/, then build examples/embedding
+# against it and run it.
+add_test(NAME install-tree
+  COMMAND ${TILE_SOURCE_DIR}/utils/check-install.sh install ${CMAKE_BINARY_DIR})
+set_tests_properties(install-tree PROPERTIES FIXTURES_SETUP TileInstalled)
+foreach(stage embedding)
+  add_test(NAME install-${stage}
+    COMMAND ${TILE_SOURCE_DIR}/utils/check-install.sh ${stage} ${CMAKE_BINARY_DIR})
+  set_tests_properties(install-${stage} PROPERTIES
+    FIXTURES_REQUIRED TileInstalled
+    ENVIRONMENT "CMAKE_GENERATOR=${CMAKE_GENERATOR};CXX=${CMAKE_CXX_COMPILER}")
+endforeach()
