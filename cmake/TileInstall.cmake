@@ -31,16 +31,23 @@ install(FILES ${TILE_BINARY_DIR}/cmake/TileConfig.cmake
               ${TILE_BINARY_DIR}/cmake/TileConfigVersion.cmake
   DESTINATION ${TILE_INSTALL_CMAKE_DIR})
 
+install(DIRECTORY ${TILE_SOURCE_DIR}/python/tile
+  DESTINATION lib/python3/site-packages
+  FILES_MATCHING PATTERN "*.py")
+
 # The installed tree as a user meets it (utils/check-install.sh): install
 # into the build directory's install-test/, then build examples/embedding
-# against it and run it.
+# against it and run it, and run the Python package's tests against it.
 add_test(NAME install-tree
   COMMAND ${TILE_SOURCE_DIR}/utils/check-install.sh install ${CMAKE_BINARY_DIR})
 set_tests_properties(install-tree PROPERTIES FIXTURES_SETUP TileInstalled)
-foreach(stage embedding)
+# Debian's python3, where utils/setup.sh installs python3-numpy.
+set(TILE_PYTHON /usr/bin/python3 CACHE FILEPATH
+  "Python 3 with NumPy for the Python package's tests")
+foreach(stage embedding python)
   add_test(NAME install-${stage}
     COMMAND ${TILE_SOURCE_DIR}/utils/check-install.sh ${stage} ${CMAKE_BINARY_DIR})
   set_tests_properties(install-${stage} PROPERTIES
     FIXTURES_REQUIRED TileInstalled
-    ENVIRONMENT "CMAKE_GENERATOR=${CMAKE_GENERATOR};CXX=${CMAKE_CXX_COMPILER}")
+    ENVIRONMENT "CMAKE_GENERATOR=${CMAKE_GENERATOR};CXX=${CMAKE_CXX_COMPILER};PYTHON=${TILE_PYTHON}")
 endforeach()

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # check-install.sh STAGE BUILD_DIR - the install as a user meets it; ctest
-# runs the stages (cmake/TileInstall.cmake), install first.
+# runs the three stages (cmake/TileInstall.cmake), install first.
 #
 #   install    cmake --install into BUILD_DIR/install-test (emptied first)
 #   embedding  configure and build examples/embedding against that prefix
 #              with find_package(Tile), compile examples/elementwise_add.tile
 #              with the installed tile-llc to an artifact, run it, check
+#   python     the Python package's tests (python/tests) against the
+#              installed package, on the CPU target with NumPy
 #
-# Environment: CMAKE_GENERATOR, CXX (the compiler for the example).
+# Environment: CMAKE_GENERATOR, CXX (the compiler for the example), PYTHON
+# (a python3 with NumPy; default /usr/bin/python3, Debian's).
 set -euo pipefail
 STAGE=$1
 BUILD=$(cd "$2" && pwd)
@@ -20,7 +23,7 @@ install)
   cmake --install "$BUILD" --prefix "$PREFIX" >/dev/null
   for f in lib/cmake/tile/TileConfig.cmake lib/cmake/tile/TileConfigVersion.cmake \
            lib/libTileExec.so lib/libTileCAPI.so include/tile-c/Tile.h \
-           include/tile/Exec/ExecBackends.inc bin/tile-llc; do
+           include/tile/Exec/ExecBackends.inc bin/tile-llc lib/python3/site-packages/tile/__init__.py; do
     [ -e "$PREFIX/$f" ] || { echo "check-install: $PREFIX/$f is missing" >&2; exit 1; }
   done
   echo "installed to $PREFIX"
@@ -43,8 +46,17 @@ embedding)
   "$WORK/build/run-add" "$WORK/add.tart" 100003 | tee "$WORK/out.txt"
   grep -q '^add of 100003 elements on orc (cpu.*): ok$' "$WORK/out.txt"
   ;;
+python)
+  PY=${PYTHON:-/usr/bin/python3}
+  cd "$ROOT"
+  PYTHONPATH="$PREFIX/lib/python3/site-packages" TILE_SOURCE_DIR="$ROOT" \
+    "$PY" -m unittest discover -s "$ROOT/python/tests" -t "$ROOT/python/tests" -v 2>&1
+  # The package came from the prefix, not the source tree.
+  PYTHONPATH="$PREFIX/lib/python3/site-packages" "$PY" -c \
+    "import tile, sys; p = tile.__file__; sys.exit(0 if p.startswith('$PREFIX') else 'tile from ' + p)"
+  ;;
 *)
-  echo "usage: check-install.sh install|embedding BUILD_DIR" >&2
+  echo "usage: check-install.sh install|embedding|python BUILD_DIR" >&2
   exit 2
   ;;
 esac

@@ -1,0 +1,278 @@
+"""Tests of the tile Python package on the CPU target with NumPy.
+
+Run against an installed package (utils/check-install.sh does):
+    PYTHONPATH=<prefix>/lib/python3/site-packages python3 -m unittest \
+        discover -s python/tests -v
+Numeric results are checked on random inputs, outputs poisoned beforehand,
+against NumPy with a stated tolerance.
+"""
+
+import os
+import tempfile
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+import tile
+
+EXAMPLES = Path(os.environ.get("TILE_SOURCE_DIR",
+                               Path(__file__).resolve().parents[2])) / "examples"
+
+SCALE = """func @scale(%X: f32[M, N], %Y: f32[M, N], %a: f32, %n: i32) {
+  kernel grid(M) threads(128) (%bx) {
+    %x = alloc fragment f32[1, 512]
+    for %t in serial(0, ceildiv(N, 512)) {
+      copy %X[%bx, %t * 512] -> %x
+      for %i, %j in parallel(1, 512) {
+        %x[%i, %j] = %a * %x[%i, %j] + cast<f32>(%n)
+      }
+      copy %x -> %Y[%bx, %t * 512]
+    }
+  }
+}
+"""
+
+
+class TileCPUTest(unittest.TestCase):
+    rng = np.random.default_rng(1)
+
+    def test_version(self):
+        self.assertTrue(tile.version().startswith("0.1.0"), tile.version())
+
+    def test_elementwise_add(self):
+        add = tile.compile(EXAMPLES / "elementwise_add.tile", target="cpu")
+        a = self.rng.standard_normal(5000).astype(np.float32)
+        b = self.rng.standard_normal(5000).astype(np.float32)
+        c = np.full_like(a, np.nan)
+        add(a, b, c)
+        np.testing.assert_array_equal(c, a + b)
+        # By name, in any order.
+        c[:] = np.nan
+        add(C=c, B=b, A=a)
+        np.testing.assert_array_equal(c, a + b)
+
+    def test_gemm_f16(self):
+        gemm = tile.compile(str(EXAMPLES / "gemm.tile"), target="cpu",
+                            entry="gemm")
+        m, n, k = 130, 200, 70  # not multiples of the 128x128x32 tiles
+        a = self.rng.uniform(-1, 1, (m, k)).astype(np.float16)
+        b = self.rng.uniform(-1, 1, (k, n)).astype(np.float16)
+        c = np.full((m, n), np.nan, dtype=np.float16)
+        gemm(a, b, c)
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        # f32 accumulation, one f16 rounding of the result.
+        np.testing.assert_allclose(c.astype(np.float64), want, rtol=2e-3,
+                                   atol=2e-3)
+
+    def test_rmsnorm_with_a_float_scalar(self):
+        rms = tile.compile(EXAMPLES / "rmsnorm.tile", target="cpu")
+        x = self.rng.uniform(-2, 2, (3, 1500)).astype(np.float16)
+        w = self.rng.uniform(0.5, 1.5, 1500).astype(np.float16)
+        y = np.full_like(x, np.nan)
+        rms(x, w, y, 1e-5)
+        x64 = x.astype(np.float64)
+        want = x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + 1e-5) \
+            * w.astype(np.float64)
+        np.testing.assert_allclose(y.astype(np.float64), want, rtol=4e-3,
+                                   atol=4e-3)
+
+    def test_source_text_with_scalars(self):
+        scale = tile.compile(SCALE, target="cpu")
+        x = self.rng.standard_normal((3, 1000)).astype(np.float32)
+        y = np.full_like(x, np.nan)
+        want = 0.5 * x.astype(np.float64) + 3
+        scale(x, y, 0.5, np.int32(3))
+        np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-6)
+
+    def test_kernels_are_reused(self):
+        first = tile.compile(SCALE, target="cpu")
+        self.assertIs(tile.compile(SCALE, target="cpu"), first)
+        self.assertIsNot(tile.compile(SCALE, target="cpu", exec_backend="orc"),
+                         first)
+
+    def test_save_and_load(self):
+        add = tile.compile(EXAMPLES / "elementwise_add.tile", target="cpu")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "add.tart")
+            add.save(path)
+            loaded = tile.load(path)
+            with self.assertRaisesRegex(
+                    tile.TargetError, "^no entry point 'mul' in '.*add.tart'; "
+                    "it has: add$"):
+                tile.load(path, entry="mul")
+        self.assertEqual(loaded.name, "add")
+        a = np.arange(3000, dtype=np.float32)
+        c = np.full_like(a, np.nan)
+        loaded(a, a, c)
+        np.testing.assert_array_equal(c, 2 * a)
+
+
+class FakeTorch:
+    """What the torch fast path (tile/_torch.py) reads of torch, over NumPy
+    arrays, so that the path runs here without torch."""
+    float16, float32, float64, bfloat16, bool = "f16", "f32", "f64", "bf16", "b"
+    int8, int16, int32, int64, uint8 = "i8", "i16", "i32", "i64", "u8"
+
+    class device:
+        type, index = "cpu", None
+
+    class Tensor:
+        def __init__(self, arr):
+            self.arr = arr
+            self.dtype = {np.dtype(np.float32): "f32",
+                          np.dtype(np.float64): "f64"}[arr.dtype]
+            self.shape = arr.shape
+            self.device = FakeTorch.device
+
+        def data_ptr(self):
+            return self.arr.ctypes.data
+
+        def stride(self):
+            return tuple(s // self.arr.itemsize for s in self.arr.strides)
+
+        def __dlpack__(self):  # for what the fast path leaves
+            return self.arr.__dlpack__()
+
+
+class TorchPathTest(unittest.TestCase):
+    def setUp(self):
+        tile._torch_filler = tile._torch.Filler(FakeTorch)
+        self.add = tile.compile(EXAMPLES / "elementwise_add.tile", target="cpu")
+
+    def tearDown(self):
+        tile._torch_filler = None
+
+    def test_fills_the_dltensor(self):
+        a = np.arange(2000, dtype=np.float32)
+        c = np.full_like(a, np.nan)
+        self.add(FakeTorch.Tensor(a), FakeTorch.Tensor(a), FakeTorch.Tensor(c))
+        np.testing.assert_array_equal(c, 2 * a)
+
+    def test_the_entry_point_still_checks(self):
+        a = np.zeros(100, dtype=np.float32)
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'B' \(#1\): expected dtype f32 \(DLPack f32\), "
+                r"got f64$"):
+            self.add(FakeTorch.Tensor(a), FakeTorch.Tensor(a.astype(np.float64)),
+                     FakeTorch.Tensor(a))
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'A' \(#0\) stride of dimension 0 is 2, expected 1 "):
+            self.add(FakeTorch.Tensor(np.zeros(200, np.float32)[::2]),
+                     FakeTorch.Tensor(a), FakeTorch.Tensor(a))
+        # A rank the parameter does not have goes through __dlpack__.
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'C' \(#2\): expected a tensor of rank 1, got rank 2$"):
+            self.add(FakeTorch.Tensor(a), FakeTorch.Tensor(a),
+                     FakeTorch.Tensor(a.reshape(10, 10)))
+
+
+class TileErrorTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.add = tile.compile(EXAMPLES / "elementwise_add.tile", target="cpu")
+        cls.a = np.zeros(100, dtype=np.float32)
+
+    def test_source_error_is_located(self):
+        bad = "func @f(%A: f32[N]) {\n  kernel grid(1) threads(32) (%bx) {\n" \
+              "    copy %B -> %A\n  }\n}\n"
+        with self.assertRaises(tile.SourceError) as cm:
+            tile.compile(bad, target="cpu")
+        self.assertRegex(cm.exception.message, r"^<string>:3:10: error: ")
+        self.assertIn("    copy %B -> %A\n", cm.exception.message)
+
+    def test_missing_file(self):
+        with self.assertRaisesRegex(tile.ExecutionError,
+                                    "^cannot read 'no/such.tile': "):
+            tile.compile("no/such.tile")
+
+    def test_unknown_target(self):
+        with self.assertRaisesRegex(tile.TargetError, "tpu"):
+            tile.compile(EXAMPLES / "elementwise_add.tile", target="tpu")
+
+    def test_unknown_entry(self):
+        with self.assertRaisesRegex(
+                tile.TargetError,
+                r"^no function '@mul' in the module; it has: @add$"):
+            tile.compile(EXAMPLES / "elementwise_add.tile", entry="mul")
+
+    def test_wrong_dtype(self):
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'B' \(#1\): expected dtype f32 \(DLPack f32\), "
+                r"got f64$"):
+            self.add(self.a, self.a.astype(np.float64), self.a)
+
+    def test_wrong_rank(self):
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'C' \(#2\): expected a tensor of rank 1, got rank 2$"):
+            self.add(self.a, self.a, self.a.reshape(10, 10))
+
+    def test_non_contiguous(self):
+        b = np.zeros(200, dtype=np.float32)[::2]
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'B' \(#1\) stride of dimension 0 is 2, expected 1 "
+                r"\(row-major; pass a contiguous tensor\)$"):
+            self.add(self.a, b, self.a)
+
+    def test_shape_mismatch(self):
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'B' \(#1\) dimension 0 \(N\) is 99, but argument "
+                r"'A' \(#0\) dimension 0 set N = 100$"):
+            self.add(self.a, self.a[:99].copy(), self.a)
+
+    def test_missing_argument(self):
+        with self.assertRaisesRegex(
+                TypeError,
+                r"^missing argument 'C' \(#2\) of @add: a f32 tensor of rank 1$"):
+            self.add(self.a, self.a)
+
+    def test_too_many_and_unknown_arguments(self):
+        with self.assertRaisesRegex(TypeError, r"^@add takes 3 arguments "
+                                    r"\(A, B, C\), got 4$"):
+            self.add(self.a, self.a, self.a, self.a)
+        with self.assertRaisesRegex(TypeError, r"^@add has no parameter 'D'"):
+            self.add(self.a, self.a, D=self.a)
+        with self.assertRaisesRegex(TypeError,
+                                    r"^argument 'A' of @add is given twice$"):
+            self.add(self.a, self.a, A=self.a)
+
+    def test_not_a_tensor(self):
+        with self.assertRaisesRegex(
+                TypeError, r"^argument 'A' \(#0\): expected a f32 tensor of "
+                r"rank 1 exporting __dlpack__ .*got list$"):
+            self.add([1.0, 2.0], self.a, self.a)
+
+    def test_read_only_array(self):
+        ro = np.zeros(100, dtype=np.float32)
+        ro.flags.writeable = False
+        with self.assertRaisesRegex(
+                TypeError, r"^argument 'A' \(#0\): cannot be passed through "
+                r"DLPack: "):
+            self.add(ro, self.a, self.a)
+
+    def test_bad_scalars(self):
+        scale = tile.compile(SCALE, target="cpu")
+        x = np.zeros((1, 10), dtype=np.float32)
+        with self.assertRaisesRegex(
+                TypeError, r"^argument 'a' \(#2\): expected a Python number "
+                r"for a f32 scalar, got str$"):
+            scale(x, x, "0.5", 1)
+        with self.assertRaisesRegex(
+                TypeError, r"^argument 'n' \(#3\): expected a Python int for "
+                r"a i32 scalar, got float$"):
+            scale(x, x, 0.5, 1.5)
+        with self.assertRaisesRegex(
+                ValueError, r"^argument 'n' \(#3\): 2147483648 is out of range "
+                r"for a i32 scalar \(\[-2147483648, 2147483647\]\)$"):
+            scale(x, x, 0.5, 2 ** 31)
+
+
+if __name__ == "__main__":
+    unittest.main()
