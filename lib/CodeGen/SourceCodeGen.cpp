@@ -72,6 +72,18 @@ llvm::StringRef SourceTarget::getMathFunction(Intrinsic I, DType T) const {
   }
 }
 
+std::string SourceTarget::getBindingLoad(SourceEmitter &, const SourceBinding &B,
+                                         llvm::StringRef Offset) const {
+  return B.Name + "[" + Offset.str() + "]";
+}
+
+std::vector<std::string> SourceTarget::getBindingStore(SourceEmitter &,
+                                                       const SourceBinding &B,
+                                                       llvm::StringRef Offset,
+                                                       llvm::StringRef V) const {
+  return {B.Name + "[" + Offset.str() + "] = " + V.str() + ";"};
+}
+
 std::string SourceTarget::getUniformRef(const SourceKernel &K,
                                         const SourceUniformField &F) const {
   return K.UniformVar + "." + F.Name;
@@ -427,7 +439,15 @@ private:
                      T.getTargetDescription() + " does not support: " + Why);
   }
   std::string helper(Intrinsic I, DType Ty);
-  std::string bufferElement(const BufferValue *Buf, llvm::ArrayRef<ExprPtr> Idx);
+  /// The element of \p Buf at \p Idx as a value.
+  std::string loadElement(const BufferValue *Buf, llvm::ArrayRef<ExprPtr> Idx);
+  /// Prints the store of \p V (printed) to the element of \p Buf at \p Idx.
+  void storeElement(const BufferValue *Buf, llvm::ArrayRef<ExprPtr> Idx,
+                    llvm::StringRef V);
+  /// The printed offset of \p Buf at \p Idx, and the binding of \p Buf
+  /// when it is a buffer parameter.
+  std::string elementOffset(const BufferValue *Buf, llvm::ArrayRef<ExprPtr> Idx,
+                            const SourceBinding *&Binding);
   /// \p E in a form that is evaluated once: a literal or name as is,
   /// otherwise a let before the current statement.
   std::string hoist(const Expr &E, llvm::StringRef Base);
@@ -527,15 +547,42 @@ std::string KernelPrinter::getElementOffset(const BufferValue *Buf,
   return Off.empty() ? T.getIntLiteral(0, DType::I32) : Off;
 }
 
-std::string KernelPrinter::bufferElement(const BufferValue *Buf,
-                                         llvm::ArrayRef<ExprPtr> Idx) {
-  std::string N = getName(Buf);
-  if (Buf->getScope() == MemScope::Var)
-    return N;
+std::string KernelPrinter::elementOffset(const BufferValue *Buf,
+                                         llvm::ArrayRef<ExprPtr> Idx,
+                                         const SourceBinding *&Binding) {
+  auto BI = FL.BufferIndex.find(Buf);
+  Binding = BI == FL.BufferIndex.end() ? nullptr : &FL.Buffers[BI->second];
   std::vector<std::string> I;
   for (const ExprPtr &E : Idx)
     I.push_back(printExpr(*E));
-  return N + "[" + getElementOffset(Buf, I) + "]";
+  return getElementOffset(Buf, I);
+}
+
+std::string KernelPrinter::loadElement(const BufferValue *Buf,
+                                       llvm::ArrayRef<ExprPtr> Idx) {
+  std::string N = getName(Buf);
+  if (Buf->getScope() == MemScope::Var)
+    return N;
+  const SourceBinding *B;
+  std::string Off = elementOffset(Buf, Idx, B);
+  return B ? T.getBindingLoad(*this, *B, Off) : N + "[" + Off + "]";
+}
+
+void KernelPrinter::storeElement(const BufferValue *Buf, llvm::ArrayRef<ExprPtr> Idx,
+                                 llvm::StringRef V) {
+  std::string N = getName(Buf);
+  if (Buf->getScope() == MemScope::Var) {
+    line(N + " = " + V + ";");
+    return;
+  }
+  const SourceBinding *B;
+  std::string Off = elementOffset(Buf, Idx, B);
+  if (!B) {
+    line(N + "[" + Off + "] = " + V + ";");
+    return;
+  }
+  for (const std::string &L : T.getBindingStore(*this, *B, Off, V))
+    line(L);
 }
 
 std::string KernelPrinter::helper(Intrinsic I, DType Ty) {
@@ -612,7 +659,7 @@ std::string KernelPrinter::printExpr(const Expr &E) {
     return getName(cast<RefExpr>(E).getValue());
   case Expr::Kind::Load: {
     const auto &L = cast<LoadExpr>(E);
-    return bufferElement(L.getBuffer(), L.getIndices());
+    return loadElement(L.getBuffer(), L.getIndices());
   }
   case Expr::Kind::Cast: {
     const Expr &X = *cast<CastExpr>(E).getOperand();
@@ -784,7 +831,7 @@ void KernelPrinter::printStmt(const Stmt &S) {
   case Stmt::Kind::Store: {
     const auto &St = cast<StoreStmt>(S);
     std::string V = printExpr(*St.getValue());
-    line(bufferElement(St.getBuffer(), St.getIndices()) + " = " + V + ";");
+    storeElement(St.getBuffer(), St.getIndices(), V);
     return;
   }
   case Stmt::Kind::For:

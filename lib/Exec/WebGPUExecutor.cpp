@@ -378,6 +378,9 @@ llvm::Error WebGPULoaded::call(llvm::StringRef EntryName,
   }
   if (Kernels.empty())
     return llvm::Error::success();
+  // Each tensor's exact bytes: the runner rounds a buffer up to whole 32-bit
+  // words (a packed 16-bit tensor of odd length ends in half a word) and
+  // returns the exact bytes.
   llvm::json::Array BufferList;
   for (size_t I = 0; I != Buffers.size(); ++I) {
     const BoundTensor &T = Tensors[Buffers[I].first];

@@ -179,6 +179,18 @@ public:
               llvm::ArrayRef<std::pair<std::string, DType>> Params,
               llvm::ArrayRef<std::string> Body) const = 0;
   virtual std::string getReturn(llvm::StringRef X) const { return ("return " + X + ";").str(); }
+  /// An element of the buffer parameter \p B at element offset \p Offset
+  /// (printed, i32) as a value; the default is `Name[Offset]`. A target
+  /// that stores a dtype packed (16-bit floats in 32-bit words) unpacks
+  /// here.
+  virtual std::string getBindingLoad(SourceEmitter &E, const SourceBinding &B,
+                                     llvm::StringRef Offset) const;
+  /// The statements that store \p V (printed, of the buffer's dtype) there;
+  /// the default is `Name[Offset] = V;`.
+  virtual std::vector<std::string> getBindingStore(SourceEmitter &E,
+                                                   const SourceBinding &B,
+                                                   llvm::StringRef Offset,
+                                                   llvm::StringRef V) const;
   /// An element atomic `kind` ("add", "max", "min") of \p V into element
   /// \p Offset of \p Buf; the statements, or an error message in \p Error.
   virtual std::vector<std::string>

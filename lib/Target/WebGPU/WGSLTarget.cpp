@@ -7,10 +7,22 @@
 // overflows to infinity is a shader-creation error, so infinities come
 // from a helper that reads a var; workgroup variables live at module scope.
 //
+// 16-bit floats without shader-f16 (and bf16 always): values are f32,
+// rounded where the program converts to the 16-bit type, so that what a
+// 16-bit fragment holds is a 16-bit value. Buffer parameters hold the
+// elements' bits, two to a u32 word (element 2k in the low half, as the
+// host lays them out); reading unpacks the half, writing replaces it with
+// two atomics, since the other half may belong to another invocation.
+// pack2x16float and quantizeToF16 leave values outside f16's finite range
+// indeterminate, so the conversion handles those (infinity, NaN) itself.
+//
 //===----------------------------------------------------------------------===//
 
 #include "WGSLTarget.h"
 #include "tile/Target/BackendContext.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <cmath>
 
@@ -46,9 +58,7 @@ std::string WGSLTarget::checkDType(DType T, DTypeUse U) const {
   case DType::F32:
     return "";
   case DType::F16:
-    if (!F16)
-      return "WGSL has f16 only with the shader-f16 extension; use target "
-             "'webgpu -f16' for devices that have it, or f32";
+  case DType::BF16:
     if (U == DTypeUse::Uniform)
       return "scalar parameters travel in a uniform block of 32-bit fields; "
              "pass an f32";
@@ -63,8 +73,6 @@ std::string WGSLTarget::checkDType(DType T, DTypeUse U) const {
     return "WGSL has no 64-bit integers; use i32 or u32";
   case DType::F64:
     return "WGSL has no f64; use f32";
-  case DType::BF16:
-    return "WGSL has no bfloat16; use f32 (or f16 with 'webgpu -f16')";
   case DType::F8E4M3:
   case DType::F8E5M2:
     return "WGSL has no 8-bit floats; use f32";
@@ -79,6 +87,9 @@ std::string WGSLTarget::getTypeName(DType T) const {
   case DType::U32: return "u32";
   case DType::F32: return "f32";
   case DType::F16:
+  case DType::BF16:
+    if (isPacked(T))
+      return "f32";
     UsedF16 = true;
     return "f16";
   default:
@@ -87,7 +98,7 @@ std::string WGSLTarget::getTypeName(DType T) const {
 }
 
 unsigned WGSLTarget::getStorageBytes(DType T) const {
-  return T == DType::I1 ? 4 : getDTypeBytes(T);
+  return T == DType::I1 || isPacked(T) ? 4 : getDTypeBytes(T);
 }
 
 bool WGSLTarget::isReserved(llvm::StringRef Name) const {
@@ -125,6 +136,18 @@ std::string WGSLTarget::getIntLiteral(int64_t V, DType T) const {
 }
 
 std::string WGSLTarget::getFloatLiteral(double V, DType T) const {
+  if (isPacked(T)) {
+    // The value the 16-bit literal has, as an f32.
+    llvm::APFloat F(V);
+    bool LosesInfo;
+    F.convert(T == DType::F16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
+              llvm::APFloat::rmNearestTiesToEven, &LosesInfo);
+    if (F.isInfinity())
+      return getInfinity(T, F.isNegative());
+    F.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+              &LosesInfo);
+    return formatFloatDigits(F.convertToDouble(), /*Short=*/false) + "f";
+  }
   if (T == DType::F16)
     getTypeName(T);
   return formatFloatDigits(V, /*Short=*/T == DType::F16) +
@@ -132,14 +155,18 @@ std::string WGSLTarget::getFloatLiteral(double V, DType T) const {
 }
 
 std::string WGSLTarget::getInfinity(DType T, bool Negative) const {
-  bool Half = T == DType::F16;
+  bool Half = T == DType::F16 && !isPacked(T);
   UsedInf[Half] = true;
   std::string Inf = Half ? "tile_inf_f16()" : "tile_inf_f32()";
   return Negative ? "(-" + Inf + ")" : Inf;
 }
 
 std::string WGSLTarget::getConversion(llvm::StringRef X, DType From, DType To) const {
-  return getTypeName(To) + "(" + X.str() + ")";
+  if (!isPacked(To))
+    return getTypeName(To) + "(" + X.str() + ")";
+  std::string F32 = From == DType::F32 || isPacked(From) ? X.str() : "f32(" + X.str() + ")";
+  use(To == DType::F16 ? RoundF16 : RoundBF16);
+  return (To == DType::F16 ? "tile_round_f16(" : "tile_round_bf16(") + F32 + ")";
 }
 
 std::string WGSLTarget::getSelect(llvm::StringRef Cond, llvm::StringRef IfTrue,
@@ -192,6 +219,46 @@ WGSLTarget::getFunction(llvm::StringRef Name, DType Ret,
   return formatFunction(S + ") -> " + getTypeName(Ret), Body);
 }
 
+std::string WGSLTarget::hoistOffset(SourceEmitter &E, const SourceBinding &B,
+                                    llvm::StringRef Offset) const {
+  if (llvm::all_of(Offset, [](char C) { return llvm::isAlnum(C) || C == '_'; }))
+    return Offset.str();
+  std::string N = E.getFreshName(B.Name + "_i");
+  E.line(getLetDecl(N, DType::I32, Offset));
+  return N;
+}
+
+std::string WGSLTarget::getBindingLoad(SourceEmitter &E, const SourceBinding &B,
+                                       llvm::StringRef Offset) const {
+  DType T = B.Buf->getDType();
+  if (!isPacked(T))
+    return SourceTarget::getBindingLoad(E, B, Offset);
+  std::string I = hoistOffset(E, B, Offset);
+  std::string Word = B.Name + "[(" + I + " >> 1u)]";
+  if (B.Writable)
+    Word = "atomicLoad(&" + Word + ")";
+  use(T == DType::F16 ? UnpackF16 : UnpackBF16);
+  return (T == DType::F16 ? "tile_unpack_f16(" : "tile_unpack_bf16(") + Word + ", " +
+         I + ")";
+}
+
+std::vector<std::string> WGSLTarget::getBindingStore(SourceEmitter &E,
+                                                     const SourceBinding &B,
+                                                     llvm::StringRef Offset,
+                                                     llvm::StringRef V) const {
+  DType T = B.Buf->getDType();
+  if (!isPacked(T))
+    return SourceTarget::getBindingStore(E, B, Offset, V);
+  std::string I = hoistOffset(E, B, Offset);
+  std::string Word = "&" + B.Name + "[(" + I + " >> 1u)]";
+  use(HalfWord | (T == DType::F16 ? F16Bits : BF16Bits));
+  std::string Bits = (T == DType::F16 ? "tile_f16_bits(" : "tile_bf16_bits(") + V.str() + ")";
+  // Clearing the element's half, then setting its bits: each atomic leaves
+  // the other half, which another invocation may be writing, as it is.
+  return {"atomicAnd(" + Word + ", ~tile_half_mask(" + I + "));",
+          "atomicOr(" + Word + ", tile_half_bits(" + Bits + ", " + I + "));"};
+}
+
 std::vector<std::string>
 WGSLTarget::getAtomicUpdate(SourceEmitter &, const BufferValue *Buf,
                             llvm::StringRef, llvm::StringRef, llvm::StringRef,
@@ -201,11 +268,62 @@ WGSLTarget::getAtomicUpdate(SourceEmitter &, const BufferValue *Buf,
   return {};
 }
 
+/// The helpers of the packed 16-bit floats, in the order of WGSLTarget's
+/// Helper bits: the bits of an f32 rounded to f16 (pack2x16float where the
+/// result is finite, else infinity or a quiet NaN) or to bf16 (round to
+/// nearest even on the bits), the f32 such a rounding gives, the value of
+/// an element from its word, and the mask and position of an element's
+/// half of its word.
+static const char *const PackedHelpers[] = {
+    "fn tile_f16_bits(x: f32) -> u32 {\n"
+    "  let b = bitcast<u32>(x);\n"
+    "  let a = b & 0x7fffffffu;\n"
+    "  if (a < 0x477ff000u) {\n"
+    "    return pack2x16float(vec2<f32>(x, 0.0f)) & 0xffffu;\n"
+    "  }\n"
+    "  let s = (b >> 16u) & 0x8000u;\n"
+    "  return select(s | 0x7c00u, s | 0x7e00u, a > 0x7f800000u);\n"
+    "}\n\n",
+    "fn tile_bf16_bits(x: f32) -> u32 {\n"
+    "  let b = bitcast<u32>(x);\n"
+    "  if ((b & 0x7fffffffu) > 0x7f800000u) {\n"
+    "    return (b >> 16u) | 0x40u;\n"
+    "  }\n"
+    "  return (b + 0x7fffu + ((b >> 16u) & 1u)) >> 16u;\n"
+    "}\n\n",
+    "fn tile_round_f16(x: f32) -> f32 {\n"
+    "  return unpack2x16float(tile_f16_bits(x)).x;\n"
+    "}\n\n",
+    "fn tile_round_bf16(x: f32) -> f32 {\n"
+    "  return bitcast<f32>(tile_bf16_bits(x) << 16u);\n"
+    "}\n\n",
+    "fn tile_unpack_f16(w: u32, i: i32) -> f32 {\n"
+    "  return unpack2x16float(w >> ((u32(i) & 1u) * 16u)).x;\n"
+    "}\n\n",
+    "fn tile_unpack_bf16(w: u32, i: i32) -> f32 {\n"
+    "  return bitcast<f32>((w >> ((u32(i) & 1u) * 16u)) << 16u);\n"
+    "}\n\n",
+    "fn tile_half_mask(i: i32) -> u32 {\n"
+    "  return 0xffffu << ((u32(i) & 1u) * 16u);\n"
+    "}\n\n"
+    "fn tile_half_bits(bits: u32, i: i32) -> u32 {\n"
+    "  return bits << ((u32(i) & 1u) * 16u);\n"
+    "}\n\n",
+};
+
 void WGSLTarget::emitPrologue(llvm::raw_ostream &OS) const {
   OS << "// WGSL generated by Tile for target " << Description << ".\n";
   if (UsedF16)
     OS << "enable f16;\n";
   OS << "\n";
+  unsigned Used = UsedHelpers;
+  if (Used & RoundF16)
+    Used |= F16Bits;
+  if (Used & RoundBF16)
+    Used |= BF16Bits;
+  for (unsigned I = 0; I != std::size(PackedHelpers); ++I)
+    if (Used & (1u << I))
+      OS << PackedHelpers[I];
   // Reading a var keeps the bit pattern out of const-expression evaluation,
   // where an infinity is an error.
   if (UsedInf[0])
@@ -228,10 +346,15 @@ void WGSLTarget::emitFunctionDecls(llvm::raw_ostream &OS,
       OS << "  " << U.Name << ": " << getTypeName(U.StorageTy) << ",\n";
     OS << "}\n";
   }
-  for (const SourceBinding &B : Buffers)
+  for (const SourceBinding &B : Buffers) {
+    DType T = B.Buf->getDType();
+    std::string Elem = !isPacked(T) ? getTypeName(T)
+                       : B.Writable ? "atomic<u32>"
+                                    : "u32";
     OS << "@group(0) @binding(" << B.Slot << ") var<storage, "
-       << (B.Writable ? "read_write" : "read") << "> " << B.Name << ": array<"
-       << getTypeName(B.Buf->getDType()) << ">;\n";
+       << (B.Writable ? "read_write" : "read") << "> " << B.Name << ": array<" << Elem
+       << ">;\n";
+  }
   if (!Uniforms.empty())
     OS << "@group(0) @binding(" << UniformSlot << ") var<uniform> " << UniformVar
        << ": " << UniformStruct << ";\n";

@@ -5,6 +5,14 @@
 // buffers and one uniform block per function, all in group 0), workgroup
 // memory and the compute entry point.
 //
+// Without shader-f16, f16 and bf16 values are computed in f32 (values,
+// workgroup and per-thread arrays) and buffer parameters of those dtypes
+// are arrays of u32 words holding two elements each, read through
+// unpack2x16float (f16) or a shift (bf16) and written with atomicAnd and
+// atomicOr on the element's half of the word, so that two invocations
+// writing the two halves of one word do not race. With shader-f16, f16 is
+// WGSL's f16 and only bf16 takes that path.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_LIB_TARGET_WEBGPU_WGSLTARGET_H
@@ -52,6 +60,11 @@ public:
   std::string getFunction(llvm::StringRef Name, DType Ret,
                           llvm::ArrayRef<std::pair<std::string, DType>> Params,
                           llvm::ArrayRef<std::string> Body) const override;
+  std::string getBindingLoad(SourceEmitter &E, const SourceBinding &B,
+                             llvm::StringRef Offset) const override;
+  std::vector<std::string> getBindingStore(SourceEmitter &E, const SourceBinding &B,
+                                           llvm::StringRef Offset,
+                                           llvm::StringRef V) const override;
   std::vector<std::string> getAtomicUpdate(SourceEmitter &E, const BufferValue *Buf,
                                            llvm::StringRef Offset, llvm::StringRef Kind,
                                            llvm::StringRef V,
@@ -66,13 +79,36 @@ public:
   void emitKernelBegin(llvm::raw_ostream &OS, const SourceKernel &K) const override;
   void emitModuleShared(llvm::raw_ostream &OS, const SourceKernel &K) const override;
 
+  /// Whether \p T is a 16-bit float computed in f32 and stored as half a
+  /// u32 word in buffer parameters.
+  bool isPacked(DType T) const {
+    return T == DType::BF16 || (T == DType::F16 && !F16);
+  }
+
 private:
+  /// Helper functions the packed dtypes need, printed in the prologue.
+  enum Helper : unsigned {
+    F16Bits = 1,
+    BF16Bits = 2,
+    RoundF16 = 4,
+    RoundBF16 = 8,
+    UnpackF16 = 16,
+    UnpackBF16 = 32,
+    HalfWord = 64,
+  };
+  void use(unsigned Helpers) const { UsedHelpers |= Helpers; }
+  /// \p Offset as a name or literal, with a let before the statement where
+  /// it is an expression (it is printed twice).
+  std::string hoistOffset(SourceEmitter &E, const SourceBinding &B,
+                          llvm::StringRef Offset) const;
+
   std::string Description;
   bool F16 = false;
   int64_t MaxShared = 16384, MaxThreads = 256;
   /// What the printed code used, for the prologue (printed last).
   mutable bool UsedF16 = false;
   mutable bool UsedInf[2] = {false, false};
+  mutable unsigned UsedHelpers = 0;
 };
 
 } // namespace tile
