@@ -364,6 +364,8 @@ std::optional<double> Jit::countFlops(const Function &Fn) {
 int Jit::run() {
   // Parse with every registered dialect.
   TileContext TC;
+  TC.getRemarks().setFilter(Opts.Remarks);
+  TC.getRemarks().setOutput(&Err);
   Registry.registerDialects(TC.getOpRegistry());
   llvm::SourceMgr SM;
   DiagnosticEngine Diag(&SM, &Err);

@@ -97,6 +97,8 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
                          "obj or artifact");
 
   TileContext TC;
+  TC.getRemarks().setFilter(Opts.Remarks);
+  TC.getRemarks().setOutput(&Err);
   Registry.registerDialects(TC.getOpRegistry());
   llvm::SourceMgr SM;
   DiagnosticEngine Diag(&SM, &Err);

@@ -49,6 +49,8 @@ bool Opt::processBuffer(std::unique_ptr<llvm::MemoryBuffer> Buf,
   llvm::SourceMgr SM;
   unsigned ID = SM.AddNewSourceBuffer(std::move(Buf), llvm::SMLoc());
   TileContext Ctx;
+  Ctx.getRemarks().setFilter(Opts.Remarks);
+  Ctx.getRemarks().setOutput(&Err);
   // Every backend's dialect ops: backend passes produce them.
   Registry.registerDialects(Ctx.getOpRegistry());
   DiagnosticEngine Diag(&SM, &Err);

@@ -50,8 +50,9 @@ Access makeAccess(const Region &R, const Region *Other) {
 
 class Lowering {
 public:
-  Lowering(Function &F, const OpRegistry &Ops, bool SkipGemm, bool Split)
-      : Names(F), Ops(Ops), SkipGemm(SkipGemm), Split(Split) {
+  Lowering(Function &F, const OpRegistry &Ops, RemarkEmitter Remarks,
+           bool SkipGemm, bool Split)
+      : Names(F), Ops(Ops), Remarks(Remarks), SkipGemm(SkipGemm), Split(Split) {
     // Loop variables of loops starting at a known non-negative bound are
     // non-negative: their offsets need no lower-bound check.
     walkStmts(F.getBody(), [&](const Stmt &S) {
@@ -278,8 +279,14 @@ private:
       return lowerCopy(Op);
     if (N == "fill" || N == "clear")
       return lowerFill(Op);
-    if (N == "gemm")
-      return SkipGemm ? std::nullopt : std::optional<Stmts>(lowerGemm(Op));
+    if (N == "gemm") {
+      if (SkipGemm)
+        return std::nullopt;
+      Remarks.missed(Op.getLoc(),
+                     "gemm lowered to loops of scalar multiply-adds: no pass "
+                     "before this one mapped it to a matrix instruction");
+      return lowerGemm(Op);
+    }
     if (N == "reduce")
       return lowerReduce(Op);
     if (N == "cumsum")
@@ -583,6 +590,7 @@ private:
 
   NameGenerator Names;
   const OpRegistry &Ops;
+  RemarkEmitter Remarks;
   bool SkipGemm, Split;
   llvm::DenseSet<const Value *> NonNeg;
 };
@@ -593,7 +601,8 @@ public:
 
   bool run(Module &M, PassState &) override {
     for (const auto &F : M.getFunctions()) {
-      Lowering L(*F, M.getContext().getOpRegistry(), getBoolOption("skip-gemm"),
+      Lowering L(*F, M.getContext().getOpRegistry(), getRemarks(M),
+                 getBoolOption("skip-gemm"),
                  getBoolOption("split-full-tiles"));
       L.lowerBlock(F->getBodyMutable());
     }

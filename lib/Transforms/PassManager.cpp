@@ -5,7 +5,9 @@
 #include "tile/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/PrintPasses.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Timer.h"
 
 using namespace tile;
@@ -125,4 +127,30 @@ llvm::Error tile::runBackendPipeline(const BackendContext &Ctx, Module &M,
     return llvm::createStringError(
         Text.empty() ? ("the " + Name + " pipeline failed").str() : Text);
   return llvm::Error::success();
+}
+
+RemarkFilter tile::getRemarkFilterFromLLVMOptions() {
+  // The patterns live in libLLVM (DiagnosticHandler.cpp) and are reachable
+  // only through DiagnosticHandler's predicates; an option not given leaves
+  // its kind off.
+  auto &Opts = llvm::cl::getRegisteredOptions();
+  auto Given = [&](llvm::StringRef Name) {
+    auto It = Opts.find(Name);
+    return It != Opts.end() && It->second->getNumOccurrences() > 0;
+  };
+  auto Handler = std::make_shared<llvm::DiagnosticHandler>();
+  RemarkFilter F;
+  if (Given("pass-remarks"))
+    F.Passed = [Handler](llvm::StringRef Name) {
+      return Handler->isPassedOptRemarkEnabled(Name);
+    };
+  if (Given("pass-remarks-missed"))
+    F.Missed = [Handler](llvm::StringRef Name) {
+      return Handler->isMissedOptRemarkEnabled(Name);
+    };
+  if (Given("pass-remarks-analysis"))
+    F.Analysis = [Handler](llvm::StringRef Name) {
+      return Handler->isAnalysisRemarkEnabled(Name);
+    };
+  return F;
 }

@@ -77,8 +77,8 @@ struct SharedBuffer {
 
 class SharedMemoryPlanner {
 public:
-  SharedMemoryPlanner(KernelStmt &K, DiagnosticEngine &Diag, bool Remarks)
-      : K(K), Diag(Diag), Remarks(Remarks) {}
+  SharedMemoryPlanner(KernelStmt &K, RemarkEmitter Remarks)
+      : K(K), Remarks(Remarks) {}
 
   void run() {
     if (!collect())
@@ -87,7 +87,7 @@ public:
     place();
     for (SharedBuffer &B : Buffers)
       B.Alloc->getAttrsMutable().set("offset", Attribute::getInt(B.Offset));
-    if (Remarks)
+    if (Remarks.isEnabled(RemarkKind::Analysis))
       explain();
   }
 
@@ -300,15 +300,15 @@ private:
   /// A note per buffer: its bytes, and why it shares them or not.
   void explain() {
     for (const SharedBuffer &B : Buffers) {
-      std::string Bytes = "tile-plan-shared-memory: '%" + B.getName().str() + "' at bytes [" +
+      std::string Bytes = "'%" + B.getName().str() + "' at bytes [" +
                           std::to_string(B.Offset) + ", " +
                           std::to_string(B.end()) + ")";
       if (!B.isUsed()) {
-        Diag.note(B.Alloc->getLoc(), Bytes + ": no statement touches it");
+        Remarks.analysis(B.Alloc->getLoc(), Bytes + ": no statement touches it");
         continue;
       }
       if (B.TargetOp) {
-        Diag.note(B.Alloc->getLoc(),
+        Remarks.analysis(B.Alloc->getLoc(),
                   Bytes + " of its own: '" + B.TargetOp->getName() +
                       "' touches it, and a target op may complete after the "
                       "statement that issues it");
@@ -339,19 +339,18 @@ private:
         }
       }
       if (!With.empty())
-        Diag.note(B.Alloc->getLoc(),
+        Remarks.analysis(B.Alloc->getLoc(),
                   Bytes + ", shared with " + llvm::join(With, ", ") +
                       ": a barrier separates their uses");
       else
-        Diag.note(B.Alloc->getLoc(),
+        Remarks.analysis(B.Alloc->getLoc(),
                   Bytes + " of its own" +
                       (Why.empty() ? std::string() : ": " + llvm::join(Why, "; ")));
     }
   }
 
   KernelStmt &K;
-  DiagnosticEngine &Diag;
-  bool Remarks;
+  RemarkEmitter Remarks;
   std::vector<SharedBuffer> Buffers;
   llvm::DenseMap<const Value *, size_t> Index;
   llvm::DenseSet<const Value *> ThreadDependent;
@@ -365,11 +364,10 @@ public:
   using Pass::Pass;
 
   bool run(Module &M, PassState &S) override {
-    bool Remarks = getBoolOption("remarks");
     for (const auto &F : M.getFunctions())
       walkStmts(F->getBodyMutable(), [&](Stmt &St) {
         if (auto *K = dyn_cast<KernelStmt>(&St))
-          SharedMemoryPlanner(*K, S.Diag, Remarks).run();
+          SharedMemoryPlanner(*K, getRemarks(M)).run();
       });
     return true;
   }

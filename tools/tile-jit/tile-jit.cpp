@@ -8,6 +8,7 @@
 
 #include "tile/Tools/JitTool.h"
 #include "tile/Target/AllTargets.h"
+#include "tile/Transforms/PassManager.h"
 #include "tile/Target/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -68,5 +69,7 @@ int main(int argc, char **argv) {
   O.PrintCompileTime = CompileTime;
   O.DataOffset = DataOffset;
   O.Emulate = Emulate;
+  // -pass-remarks* are LLVM's own options (libLLVM registers them).
+  O.Remarks = tile::getRemarkFilterFromLLVMOptions();
   return tile::runJit(O, Registry, outs(), errs());
 }

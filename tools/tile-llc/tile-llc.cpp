@@ -7,6 +7,7 @@
 
 #include "tile/Target/AllTargets.h"
 #include "tile/Tools/LLCTool.h"
+#include "tile/Transforms/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
@@ -80,5 +81,7 @@ int main(int argc, char **argv) {
   Opts.Emit = Emit;
   Opts.OutputFile = OutputFile;
   Opts.PrintCompileTime = PrintCompileTime;
+  // -pass-remarks* are LLVM's own options (libLLVM registers them).
+  Opts.Remarks = tile::getRemarkFilterFromLLVMOptions();
   return tile::runLLC(Opts, Registry, outs(), errs());
 }

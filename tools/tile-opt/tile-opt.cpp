@@ -34,7 +34,9 @@ static cl::opt<std::string>
                               "tile-lower-tile-ops{skip-gemm=true}"));
 // -print-after-all, -print-before-all, -print-after=, -print-before= and
 // -time-passes are LLVM's own options (libLLVM registers them; a second
-// registration would clash): Tile's pass manager reads the same flags.
+// registration would clash): Tile's pass manager reads the same flags. So
+// are -pass-remarks=, -pass-remarks-missed= and -pass-remarks-analysis=,
+// which enable the passes' optimization remarks.
 static cl::opt<bool> VerifyEach(
     "verify-each", cl::desc("Verify the IR after every pass (default on in "
                             "builds with assertions)"),
@@ -65,5 +67,6 @@ int main(int argc, char **argv) {
   I.PrintBefore = printBeforePasses();
   I.TimePasses = TimePassesIsEnabled;
   I.VerifyEach = VerifyEach;
+  O.Remarks = tile::getRemarkFilterFromLLVMOptions();
   return tile::runOpt(O, Registry, outs(), errs());
 }

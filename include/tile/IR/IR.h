@@ -16,6 +16,7 @@
 #include "tile/IR/Attribute.h"
 #include "tile/IR/DType.h"
 #include "tile/IR/OpRegistry.h"
+#include "tile/IR/Remarks.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Casting.h"
@@ -589,11 +590,25 @@ public:
   /// from (set by the parser), so that later stages can report located
   /// errors; null for IR built in C++.
   llvm::SourceMgr *getSourceMgr() const { return SM; }
-  void setSourceMgr(llvm::SourceMgr *S) { SM = S; }
+  void setSourceMgr(llvm::SourceMgr *S) {
+    SM = S;
+    Remarks.setSourceMgr(S);
+  }
+
+  /// Where passes and backends report optimization remarks; off until a
+  /// tool sets a filter.
+  RemarkEngine &getRemarks() { return Remarks; }
+
+  /// Where passes that infer fragment layouts print them (tile-opt and
+  /// tile-llc -print-layouts); null when nobody asked.
+  llvm::raw_ostream *getLayoutOutput() const { return LayoutOS; }
+  void setLayoutOutput(llvm::raw_ostream *OS) { LayoutOS = OS; }
 
 private:
   OpRegistry Ops;
   llvm::SourceMgr *SM = nullptr;
+  RemarkEngine Remarks;
+  llvm::raw_ostream *LayoutOS = nullptr;
 };
 
 /// The declared default of an op attribute, as an Attribute.

@@ -12,6 +12,7 @@
 #ifndef TILE_TOOLS_JITTOOL_H
 #define TILE_TOOLS_JITTOOL_H
 
+#include "tile/IR/Remarks.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdint>
 #include <string>
@@ -55,6 +56,9 @@ struct JitOptions {
   /// emulator on the host, instead of code generation and the execution
   /// backend.
   bool Emulate = false;
+  /// Which optimization remarks of the pipeline and codegen to print (to
+  /// the error stream).
+  RemarkFilter Remarks;
 };
 
 /// Runs tile-jit; returns the process exit code. Results go to \p Out,

@@ -9,6 +9,7 @@
 #ifndef TILE_TOOLS_LLCTOOL_H
 #define TILE_TOOLS_LLCTOOL_H
 
+#include "tile/IR/Remarks.h"
 #include "llvm/Support/raw_ostream.h"
 #include <string>
 
@@ -41,6 +42,9 @@ struct LLCOptions {
   std::string OutputFile = "-";
   /// Print compile time by stage to the error stream.
   bool PrintCompileTime = false;
+  /// Which optimization remarks of the pipeline and codegen to print (to
+  /// the error stream).
+  RemarkFilter Remarks;
 };
 
 /// Runs tile-llc. Results go to \p Out, diagnostics to \p Err. Returns the

@@ -37,6 +37,9 @@ struct OptOptions {
   PassInstrumentation Instrumentation;
   /// List the registered passes and stop.
   bool ListPasses = false;
+  /// Which optimization remarks of the passes to print (to the error
+  /// stream).
+  RemarkFilter Remarks;
 };
 
 /// Runs tile-opt over the backends of \p Registry (their dialects and their

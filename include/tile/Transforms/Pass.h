@@ -62,6 +62,11 @@ public:
   /// Transforms \p M. Returns false after reporting errors to S.Diag.
   virtual bool run(Module &M, PassState &S) = 0;
 
+  /// This pass's optimization remarks, reported to \p M's context.
+  RemarkEmitter getRemarks(Module &M) const {
+    return RemarkEmitter(M.getContext().getRemarks(), getName());
+  }
+
   /// Sets option \p Name from text, checking the declared type.
   llvm::Error setOption(llvm::StringRef Name, llvm::StringRef Value);
   /// `name{opt=value,...}` with the options that differ from defaults.

@@ -58,6 +58,12 @@ llvm::Error runBackendPipeline(const BackendContext &Ctx, Module &M,
                                              PassManager &),
                                llvm::StringRef Name);
 
+/// The remark filter that LLVM's -pass-remarks=, -pass-remarks-missed= and
+/// -pass-remarks-analysis= options (registered by libLLVM, so every tool
+/// linked to it accepts them) ask for; enables nothing when none is given.
+/// Tools hand it to their context's RemarkEngine.
+RemarkFilter getRemarkFilterFromLLVMOptions();
+
 /// Parses `name,name{opt=value,opt=value},...` and appends the passes to
 /// \p PM. Errors name the unknown pass or option and list what exists.
 llvm::Error parsePassPipeline(llvm::StringRef Text, const PassRegistry &R,

@@ -108,12 +108,9 @@ def PlanSharedMemory : Pass<TransformsPasses, "tile-plan-shared-memory"> {
     the others are placed in allocation order at the lowest 16-byte
     aligned offset free of every buffer they may not share with, which is
     never above their offset without a plan. Kernels whose shared
-    allocations have offsets already are left alone. With `remarks`, a
-    note per buffer gives its bytes and why it shares them or not.
+    allocations have offsets already are left alone. An analysis remark
+    per buffer (-pass-remarks-analysis=tile-plan-shared-memory) gives its
+    bytes and why it shares them or not.
   }];
-  let Options = [
-    PassOption<"remarks", "bool", "false",
-               "explain each buffer's placement in a note">,
-  ];
   let Constructor = "createPlanSharedMemoryPass";
 }

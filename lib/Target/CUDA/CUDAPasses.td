@@ -27,12 +27,10 @@ def LowerGemmToMMA : Pass<CUDAPasses, "cuda-lower-gemm-mma"> {
     the tensor's edge are zero-filled; where a row of the source is not
     16-byte aligned, element loads replace cp.async.
 
-    Anything else is left for the generic passes; with `remarks` the pass
-    says why, as a note at the op or loop.
+    Anything else is left for the generic passes; a missed remark
+    (-pass-remarks-missed=cuda-lower-gemm-mma) at the op or loop says why.
   }];
   let Options = [
-    PassOption<"remarks", "bool", "false",
-               "note why a gemm or pipelined loop is left to the generic path">,
     PassOption<"max-shared", "int", "101376",
                "shared memory bytes a block may use for pipeline stages">,
   ];
@@ -85,9 +83,9 @@ def LowerGemmToWGMMA : Pass<CUDAPasses, "hopper-lower-gemm-wgmma"> {
     64-row slices, then waits for them. The accumulator becomes a
     per-thread local array in the wgmma D layout; clears, fills and copies
     out are rewritten to match (copies to global memory guarded at the
-    edges). A gemm that does not qualify is left to the SIMT path (with
-    `remarks`, a note says why); a cuda.wgmma that does not qualify is an
-    error.
+    edges). A gemm that does not qualify is left to the SIMT path (a
+    missed remark, -pass-remarks-missed=hopper-lower-gemm-wgmma, says
+    why); a cuda.wgmma that does not qualify is an error.
 
     A kernel whose only work is such a loop (no per-thread code of its
     own; at its top level allocations, lets, the accumulator's clear, the
@@ -105,8 +103,6 @@ def LowerGemmToWGMMA : Pass<CUDAPasses, "hopper-lower-gemm-wgmma"> {
     function, keeps the cp.async ring.
   }];
   let Options = [
-    PassOption<"remarks", "bool", "false",
-               "note, for each gemm left to the SIMT path, why">,
     PassOption<"warp-specialize", "bool", "true",
                "give kernels that qualify a TMA producer warpgroup">,
   ];
@@ -138,12 +134,8 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
     cp.async where the tensors are not 16-byte aligned) on full/empty
     mbarriers while the kernel's warpgroups compute, with setmaxnreg on
     both roles (pass.warp_specialize = false keeps the cp.async rings).
-    Kernels that do not qualify are left to the SIMT path; with `remarks`
-    a note says why.
+    Kernels that do not qualify are left to the SIMT path; a missed
+    remark (-pass-remarks-missed=hopper-wgmma-fragments) says why.
   }];
-  let Options = [
-    PassOption<"remarks", "bool", "false",
-               "note, for each kernel with a gemm left to the SIMT path, why">,
-  ];
   let Constructor = "createWGMMAFragmentsPass";
 }

@@ -94,7 +94,7 @@ std::string str(int64_t V) { return std::to_string(V); }
 class MMALowering : public StmtBuilder {
 public:
   MMALowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
-              DiagnosticEngine &Diag, bool Remarks, int64_t MaxShared)
+              DiagnosticEngine &Diag, RemarkEmitter Remarks, int64_t MaxShared)
       : StmtBuilder(F, Ops), K(K), Diag(Diag), Remarks(Remarks),
         MaxShared(MaxShared), Threads(*K.getThreads()->getConstInt()) {}
 
@@ -107,7 +107,7 @@ public:
       if (std::optional<GemmPlan> P = plan(*Op, Why))
         Plans[Op] = *P;
       else
-        remark(Op->getLoc(), "gemm left to the generic path: " + Why);
+        Remarks.missed(Op->getLoc(), "gemm not lowered to mma.sync: " + Why);
     });
     if (Plans.empty())
       return;
@@ -123,8 +123,17 @@ public:
       if (std::optional<LoopPlan> L = planLoop(*F, Why))
         Loops[F] = *L;
       else
-        remark(F->getLoc(), "pipelined loop left to tile-lower-pipelined: " + Why);
+        Remarks.missed(F->getLoc(),
+                       "pipelined loop not turned into a cp.async pipeline: " +
+                           Why);
     });
+    for (auto &[Op, P] : Plans)
+      Remarks.passed(Op->getLoc(),
+                     "gemm " + str(P.M) + "x" + str(P.N) + "x" + str(P.K) +
+                         " lowered to mma.sync m16n8k16: " +
+                         str(Threads / WarpSize / P.WarpsN) + "x" +
+                         str(P.WarpsN) + " warps of " + str(P.WM) + "x" +
+                         str(P.WN));
     if (!K.getThreadIndex())
       K.setThreadIndex(std::make_unique<Value>(
           Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
@@ -133,11 +142,6 @@ public:
   }
 
 private:
-  void remark(llvm::SMLoc Loc, const std::string &Msg) {
-    if (Remarks)
-      Diag.note(Loc, "cuda-lower-gemm-mma: " + Msg);
-  }
-
   //===--- Planning -------------------------------------------------------===//
 
   /// The constant shape of a whole rank-2 buffer region.
@@ -257,8 +261,8 @@ private:
     Plans.remove_if([&](const std::pair<OpStmt *, GemmPlan> &P) {
       if (InRegisters.count(P.second.C))
         return false;
-      remark(P.first->getLoc(),
-             "gemm left to the generic path: accumulator %" +
+      Remarks.missed(P.first->getLoc(),
+             "gemm not lowered to mma.sync: accumulator %" +
                  P.second.C->getName().str() +
                  " has uses other than clear, fill, mma gemms of one warp "
                  "layout and whole copies out, so it cannot live in registers");
@@ -969,7 +973,7 @@ private:
 
   KernelStmt &K;
   DiagnosticEngine &Diag;
-  bool Remarks;
+  RemarkEmitter Remarks;
   int64_t MaxShared;
   int64_t Threads;
   Value *Tid = nullptr;
@@ -994,7 +998,7 @@ public:
       walkStmts(F->getBodyMutable(), [&](Stmt &St) {
         if (auto *K = dyn_cast<KernelStmt>(&St))
           MMALowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
-                      getBoolOption("remarks"), getIntOption("max-shared"))
+                      getRemarks(M), getIntOption("max-shared"))
               .run();
       });
     return true;

@@ -50,7 +50,7 @@ std::optional<std::pair<int64_t, int64_t>> shape2(const BufferValue &B) {
 class WGMMALowering : public WGMMABuilder {
 public:
   WGMMALowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
-                DiagnosticEngine &Diag, bool Remarks, bool WarpSpecialize)
+                DiagnosticEngine &Diag, RemarkEmitter Remarks, bool WarpSpecialize)
       : WGMMABuilder(F, Ops), F(F), K(K), Diag(Diag), Remarks(Remarks),
         WarpSpecialize(WarpSpecialize) {}
 
@@ -69,9 +69,8 @@ public:
       if (Op->getName() == "cuda.wgmma") {
         Diag.error(Op->getLoc(), "'cuda.wgmma' cannot be lowered: " + Why);
         OK = false;
-      } else if (Remarks) {
-        Diag.note(Op->getLoc(), "hopper-lower-gemm-wgmma: gemm left to the "
-                                "SIMT path: " + Why);
+      } else {
+        Remarks.missed(Op->getLoc(), "gemm not lowered to wgmma: " + Why);
       }
     }
     if (!OK || Plans.empty())
@@ -85,6 +84,12 @@ public:
       return false;
     if (Plans.empty())
       return true;
+    for (const GemmPlan &P : Plans)
+      Remarks.passed(P.Op->getLoc(),
+                     "gemm " + llvm::Twine(P.BM) + "x" + llvm::Twine(P.BN) +
+                         " per block lowered to wgmma m64n" +
+                         llvm::Twine(P.Shape.NInst) + "k16 with " +
+                         llvm::Twine(P.Stages) + " stages");
     if (tryWarpSpecialize())
       return true;
     if (!K.getThreadIndex())
@@ -114,10 +119,9 @@ private:
         return false;
     std::string Why;
     if (!canWarpSpecialize(K, Plans[0], CopyDims, Why)) {
-      if (Remarks)
-        Diag.note(Plans[0].Op->getLoc(),
-                  "hopper-lower-gemm-wgmma: no producer warpgroup, every "
-                  "thread loads with cp.async: " + Why);
+      Remarks.missed(Plans[0].Op->getLoc(),
+                     "no producer warpgroup, every thread loads with "
+                     "cp.async: " + Why);
       return false;
     }
     WarpSpecializeOptions Opts;
@@ -349,9 +353,8 @@ private:
       if (P.Op->getName() == "cuda.wgmma") {
         Diag.error(P.Op->getLoc(), "'cuda.wgmma' cannot be lowered: " + Why);
         Error = true;
-      } else if (Remarks) {
-        Diag.note(P.Op->getLoc(),
-                  "hopper-lower-gemm-wgmma: gemm left to the SIMT path: " + Why);
+      } else {
+        Remarks.missed(P.Op->getLoc(), "gemm not lowered to wgmma: " + Why);
       }
     }
     Plans = std::move(Kept);
@@ -487,7 +490,7 @@ private:
   Function &F;
   KernelStmt &K;
   DiagnosticEngine &Diag;
-  bool Remarks;
+  RemarkEmitter Remarks;
   bool WarpSpecialize;
   std::vector<std::pair<OpStmt *, ForStmt *>> Candidates;
   std::vector<GemmPlan> Plans;
@@ -507,7 +510,7 @@ public:
       walkStmts(F->getBodyMutable(), [&](Stmt &St) {
         if (auto *K = dyn_cast<KernelStmt>(&St))
           OK &= WGMMALowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
-                              getBoolOption("remarks"),
+                              getRemarks(M),
                               getBoolOption("warp-specialize"))
                     .run();
       });

@@ -103,7 +103,7 @@ public:
   bool run() {
     std::optional<int64_t> Th = K.getThreads()->getConstInt();
     if (!Th || *Th <= 0)
-      return false;
+      return reject(K.getLoc(), "the kernel's thread count is not a positive constant");
     T = *Th;
     if (!analyze())
       return false;
@@ -111,7 +111,21 @@ public:
     return true;
   }
 
+  /// Why the kernel does not qualify, and where (after run() returned
+  /// false; empty when it has no fragments).
+  const std::string &getWhy() const { return Why; }
+  llvm::SMLoc getWhyLoc() const { return WhyLoc; }
+
 private:
+  /// Records the first reason the kernel does not qualify; returns false.
+  bool reject(llvm::SMLoc Loc, const llvm::Twine &Msg) {
+    if (Why.empty()) {
+      Why = Msg.str();
+      WhyLoc = Loc;
+    }
+    return false;
+  }
+
   //===--- Analysis -------------------------------------------------------===//
 
   FragInfo *frag(const BufferValue *B) {
@@ -136,7 +150,7 @@ private:
         return;
       std::optional<std::vector<int64_t>> Shape = A->getBuffer()->getConstShape();
       if (!Shape) {
-        OK = false;
+        OK = reject(A->getLoc(), "fragment %" + A->getBuffer()->getName() + " has no constant shape");
         return;
       }
       FragInfo I;
@@ -164,7 +178,7 @@ private:
         // the generic lowering may share the copy out), not in.
         I.L = Layout::Replicated;
         if (I.CopiedIn)
-          return false;
+          return reject(B->getLoc(), "reduce result %" + B->getName() + " is also copied in from memory");
       } else if (I.Copied || Distributed.count(B) ||
                  (I.Elems >= T && I.Elems % T == 0)) {
         I.L = Layout::Distributed;
@@ -172,9 +186,9 @@ private:
         I.L = Layout::Replicated;
       }
       if (I.L == Layout::Replicated && I.Elems > MaxPerThread)
-        return false;
+        return reject(B->getLoc(), "fragment %" + B->getName() + " of " + llvm::Twine(I.Elems) + " elements does not share out over the " + llvm::Twine(T) + " threads and is larger than a thread keeps (max-elements-per-thread)");
       if (I.L == Layout::Replicated && Distributed.count(B))
-        return false;
+        return reject(B->getLoc(), "reduce source %" + B->getName() + " does not share out over the " + llvm::Twine(T) + " threads");
     }
     // Copies out of replicated fragments stay for tile-lower-tile-ops.
     llvm::erase_if(Copies, [&](const OpStmt *Op) {
@@ -209,10 +223,10 @@ private:
       const Region &S = Op.getOperand("src").R, &D = Op.getOperand("dst").R;
       bool SF = FragRegion(S), DF = FragRegion(D);
       if (SF == DF)
-        return false;
+        return reject(Op.getLoc(), "copy between two fragments (no layout conversion here)");
       const Region &F = SF ? S : D, &G = SF ? D : S;
       if (!F.isWholeBuffer() || G.Buf->getScope() != MemScope::Global)
-        return false;
+        return reject(Op.getLoc(), F.isWholeBuffer() ? "copy between fragment %" + F.Buf->getName() + " and " + getScopeName(G.Buf->getScope()) + " memory; only copies with global memory are vectorized" : "copy of a part of fragment %" + F.Buf->getName());
       FragInfo &I = *frag(F.Buf);
       I.Copied = true;
       I.CopiedIn |= DF;
@@ -227,7 +241,7 @@ private:
     if (N == "fill" || N == "clear") {
       const Region &D = Op.getOperand("dst").R;
       if (!D.isWholeBuffer())
-        return false;
+        return reject(Op.getLoc(), "fill of a part of fragment %" + D.Buf->getName());
       if (N == "fill")
         return !fragUsedIn(*Op.getOperand("value").E);
       return true;
@@ -236,13 +250,13 @@ private:
       const Region &S = Op.getOperand("src").R, &D = Op.getOperand("dst").R;
       if (!FragRegion(S) || !FragRegion(D) || !S.isWholeBuffer() ||
           !D.isWholeBuffer())
-        return false;
+        return reject(Op.getLoc(), "reduce of or into a part of a fragment");
       Distributed.insert(S.Buf);
       ReduceDst.insert(D.Buf);
       Reduces.push_back(&Op);
       return true;
     }
-    return false;
+    return reject(Op.getLoc(), "'" + N + "' on a fragment");
   }
 
   bool fragUsedIn(const Expr &E) {
@@ -266,17 +280,17 @@ private:
           continue;
         std::vector<int64_t> NU = nonUnitExtents(I.Shape);
         if (I.Elems % (T * W) != 0 || NU.empty() || NU.back() % W != 0)
-          return false;
+          return false; // the caller says why
       }
       return true;
     };
     while (V > 1 && !Fits(V))
       V /= 2;
     if (!Fits(V))
-      return false;
+      return reject(K.getLoc(), "the fragments' shapes do not share out over the " + llvm::Twine(T) + " threads in whole vectors");
     for (auto &[B, I] : Frags)
       if (I.L == Layout::Distributed && I.Elems / T > MaxPerThread)
-        return false;
+        return reject(B->getLoc(), "fragment %" + B->getName() + " gives each thread " + llvm::Twine(I.Elems / T) + " elements, more than max-elements-per-thread (" + llvm::Twine(MaxPerThread) + ")");
     return true;
   }
 
@@ -299,13 +313,13 @@ private:
         continue; // classified above
       if (const auto *St = dyn_cast<StoreStmt>(S.get()))
         if (isDist(St->getBuffer()))
-          return false;
+          return reject(St->getLoc(), "a store to distributed fragment %" + St->getBuffer()->getName() + " outside a parallel loop");
       bool Bad = false;
       forEachExprSlot(const_cast<Stmt &>(*S), [&](ExprPtr &E) {
         fragLoads(*E, [&](const LoadExpr &L) { Bad |= isDist(L.getBuffer()); });
       });
       if (Bad)
-        return false;
+        return reject(S->getLoc(), "a distributed fragment is read outside a parallel loop");
       for (Block *N : getNestedBlocks(const_cast<Stmt &>(*S)))
         if (!checkBlock(*N))
           return false;
@@ -326,7 +340,7 @@ private:
     for (const LoopDim &D : F.getDims()) {
       std::optional<int64_t> C = D.Hi->getConstInt();
       if (!C)
-        return !touchesFragments(F);
+        return !touchesFragments(F) || reject(F.getLoc(), "a parallel loop over fragments has extents that are not constants");
       Ext.push_back(*C);
       Total *= *C;
     }
@@ -389,12 +403,12 @@ private:
     };
     Walk(F.getBody());
     if (!OK)
-      return false;
+      return reject(F.getLoc(), "a parallel loop reads or writes a distributed fragment at indices other than its own loop variables, or nests a parallel loop");
     if (!AnyFrag)
       return true; // left to the generic path
     if (AnyDist) {
       if (RepWrite)
-        return false;
+        return reject(F.getLoc(), "a parallel loop writes a replicated fragment and reads a distributed one");
       Loops[&F] = {Layout::Distributed, Ext};
       return true;
     }
@@ -405,7 +419,7 @@ private:
     if (!RepWrite)
       return true;
     if (SideEffects || Total > MaxPerThread)
-      return false;
+      return reject(F.getLoc(), "a parallel loop writing a replicated fragment has side effects or more than max-elements-per-thread iterations");
     Loops[&F] = {Layout::Replicated, Ext};
     return true;
   }
@@ -429,10 +443,10 @@ private:
     DType Ty = Op.getOperand("dst").R.Buf->getDType();
     if (S.L != Layout::Distributed || D.L != Layout::Replicated ||
         Dim + 1 != S.Shape.size() || getDTypeBits(Ty) > 32 || isBool(Ty))
-      return false;
+      return reject(Op.getLoc(), "reduce is not of a distributed fragment along its last dimension into a replicated one of at most 32-bit numbers");
     int64_t C = S.Shape.back();
     if (C % (T * V) != 0 || !isPow2(T) || (T > WarpSize && T % WarpSize != 0))
-      return false;
+      return reject(Op.getLoc(), "reduce of rows of " + llvm::Twine(C) + " elements does not share out over the " + llvm::Twine(T) + " threads in whole vectors (or the thread count is not a power of two)");
     std::vector<int64_t> Rows(S.Shape.begin(), S.Shape.end() - 1);
     return D.Elems == S.Elems / C && nonUnitExtents(Rows) == nonUnitExtents(D.Shape);
   }
@@ -1126,6 +1140,8 @@ private:
   const OpRegistry &Ops;
   int64_t WarpSize, VectorBytes, MaxPerThread;
   int64_t T = 0, V = 1;
+  std::string Why;
+  llvm::SMLoc WhyLoc;
   Value *Tid = nullptr;
   llvm::DenseMap<const BufferValue *, FragInfo> Frags;
   llvm::DenseSet<const BufferValue *> Distributed;
@@ -1161,7 +1177,12 @@ public:
         if (auto *K = dyn_cast<KernelStmt>(&St)) {
           RegisterLowering L(*F, *K, M.getContext().getOpRegistry(), Warp, Bytes,
                              Max);
-          L.run();
+          if (!L.run() && !L.getWhy().empty())
+            getRemarks(M).missed(L.getWhyLoc().isValid() ? L.getWhyLoc()
+                                                         : K->getLoc(),
+                                 "fragments not kept in registers, copies not "
+                                 "vectorized: " +
+                                     L.getWhy());
         }
       });
     return true;

@@ -120,7 +120,7 @@ struct RingLoop {
 class FragmentLowering : public WGMMABuilder {
 public:
   FragmentLowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
-                   DiagnosticEngine &Diag, bool Remarks)
+                   DiagnosticEngine &Diag, RemarkEmitter Remarks)
       : WGMMABuilder(F, Ops), F(F), K(K), Diag(Diag), Remarks(Remarks) {}
 
   /// False after an error; a kernel that does not qualify is left as it
@@ -128,9 +128,9 @@ public:
   bool run() {
     std::string Why;
     if (!analyze(Why)) {
-      if (Remarks && !Why.empty())
-        Diag.note(WhyLoc.isValid() ? WhyLoc : K.getLoc(),
-                  "hopper-wgmma-fragments: kernel left to the SIMT path: " + Why);
+      if (!Why.empty())
+        Remarks.missed(WhyLoc.isValid() ? WhyLoc : K.getLoc(),
+                       "kernel's fragments not lowered to wgmma: " + Why);
       return true;
     }
     if (!Ops.lookup("cuda.wgmma_mma_rs")) {
@@ -1649,7 +1649,7 @@ private:
   Function &F;
   KernelStmt &K;
   DiagnosticEngine &Diag;
-  bool Remarks;
+  RemarkEmitter Remarks;
   llvm::SMLoc WhyLoc;
   int64_t Rows = 0, MT = 0;
   std::vector<BufferValue *> FragOrder, TileOrder;
@@ -1687,7 +1687,7 @@ public:
       walkStmts(F->getBodyMutable(), [&](Stmt &St) {
         if (auto *K = dyn_cast<KernelStmt>(&St))
           OK &= FragmentLowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
-                                 getBoolOption("remarks"))
+                                 getRemarks(M))
                     .run();
       });
     return OK;
