@@ -219,6 +219,17 @@ def main():
     ap.add_argument("-j", type=int, default=2, help="cells at a time")
     args = ap.parse_args()
 
+    # The document first: a missing table is an error before any compile.
+    doc_table = None
+    for path in (args.check, args.write):
+        if not path:
+            continue
+        with open(path) as f:
+            doc_table = section(f.read())
+        if doc_table is None:
+            print(f"error: {path} has no target-matrix section ({BEGIN} ... {END})")
+            return 1
+
     examples = sorted(os.path.join(args.examples, f)
                       for f in os.listdir(args.examples) if f.endswith(".tile"))
     m = Matrix(examples, args.stub)
@@ -230,13 +241,7 @@ def main():
         print("note: " + note)
 
     if args.check:
-        with open(args.check) as f:
-            table = section(f.read())
-        if table is None:
-            print(f"error: {args.check} has no target-matrix section "
-                  f"({BEGIN} ... {END})")
-            return 1
-        want = parse_markdown(table)
+        want = parse_markdown(doc_table)
         bad = 0
         for name, cells in rows:
             if name not in want:
@@ -266,9 +271,6 @@ def main():
     if args.write:
         with open(args.write) as f:
             doc = f.read()
-        if section(doc) is None:
-            print(f"error: {args.write} has no target-matrix section")
-            return 1
         head, rest = doc.split(BEGIN, 1)
         tail = rest.split(END, 1)[1]
         with open(args.write, "w") as f:
