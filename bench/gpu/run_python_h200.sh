@@ -24,5 +24,5 @@ echo "== libTileCAPI: $(ls -l "$LIB" | awk '{print $5}') bytes; needs:"
 ldd "$LIB" | sed 's/^/  /'
 export TILE_CAPI_LIBRARY=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB")
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
-timeout 900 python3 bench/gpu/python_h200.py
+timeout 540 python3 bench/gpu/python_h200.py
 echo "exit status $?"

@@ -67,7 +67,7 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
 
   ResolveOptions RO;
   RO.RequireAvailable = Opts.CheckExecAvailable;
-  RO.KeepAssembly = Opts.Emit == "asm";
+  RO.KeepAssembly = Opts.Emit == "asm" || Opts.Emit.empty();
   llvm::Expected<BackendContext> Ctx = resolveBackendContext(
       Registry, Opts.Target, Opts.HostTarget, Opts.ExecBackend, RO);
   if (!Ctx)
@@ -105,13 +105,11 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
   std::unique_ptr<Module> M = parseSourceFile(Opts.InputFile, SM, TC, Diag);
   if (!M)
     return 1;
-  if (Opts.Emit == "tile" || Opts.Emit.empty()) {
+  if (Opts.Emit == "tile") {
     if (!verifyDialectUse(Registry, *Ctx, *M, Diag))
       return 1;
     if (llvm::Error E = Ctx->getBackend().Pipeline(*Ctx, *M))
       return failPipeline(Err, llvm::toString(std::move(E)));
-    if (Opts.Emit.empty())
-      return 0;
     return writeOutput(Opts, Err, [&](llvm::raw_ostream &OS) { printModule(*M, OS); });
   }
   CompileTimings Timings;
@@ -132,6 +130,21 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
                            What);
     return writeOutput(Opts, Err, [&](llvm::raw_ostream &OS) { OS << Text; });
   };
+  if (Opts.Emit.empty()) {
+    // As llc does: the target's device code as text. Assembly where the
+    // backend keeps it (x86, AMDGPU), else its textual device code (PTX,
+    // SPIR-V assembly, MSL, WGSL).
+    if (auto It = A->Notes.find("device-asm"); It != A->Notes.end())
+      return Emit(It->second, "device assembly");
+    if (!A->DeviceSource.empty())
+      return Emit(A->DeviceSource, "device code");
+    const DeviceFormatInfo &Fmt = getDeviceFormatInfo(A->DeviceFmt);
+    if (Fmt.IsText)
+      return Emit(A->DeviceCode, "device code");
+    return fail(Err, "target '" + Ctx->getTarget().str() +
+                         "' produces binary device code only (" + Fmt.Name +
+                         "); write it with -emit=obj -o FILE");
+  }
   if (Opts.Emit == "device")
     return Emit(A->DeviceSource.empty() ? A->DeviceCode : A->DeviceSource,
                 "device code");

@@ -6,45 +6,48 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Tools/JitTool.h"
 #include "tile/Target/AllTargets.h"
 #include "tile/Transforms/PassManager.h"
 #include "tile/Target/TargetRegistry.h"
+#include "tile/Tools/JitTool.h"
+#include "tile/Tools/ToolOptions.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 
 using namespace llvm;
 
-static cl::opt<std::string> Input(cl::Positional, cl::desc("<input .tile>"));
+static cl::OptionCategory JitCat("tile-jit options");
+static cl::opt<std::string> Input(cl::Positional, cl::desc("<input .tile>"), cl::cat(JitCat));
 static cl::opt<std::string> Target("target", cl::desc("Target, e.g. cpu or 'cuda -arch=sm_90a'"),
-                                   cl::init("cpu"));
-static cl::opt<std::string> HostTarget("host-target", cl::desc("Host target (default: the CPU)"));
+                                   cl::init("cpu"), cl::cat(JitCat));
+static cl::opt<std::string> HostTarget("host-target", cl::desc("Host target (default: the CPU)"), cl::cat(JitCat));
 static cl::opt<std::string> Exec("exec", cl::desc("Execution backend (default: auto)"),
-                                 cl::init("auto"));
-static cl::opt<std::string> Entry("entry", cl::desc("Function to run"));
-static cl::list<std::string> Dims("dim", cl::desc("NAME=N: a symbolic dimension"));
-static cl::list<std::string> Inputs("input", cl::desc("NAME=file.npy: an input tensor"));
-static cl::list<std::string> Outputs("output", cl::desc("NAME=file.npy: write a tensor after the run"));
-static cl::list<std::string> Scalars("scalar", cl::desc("NAME=V: a scalar parameter"));
-static cl::opt<bool> Random("random", cl::desc("Make random inputs for tensors and scalars not given"));
-static cl::opt<uint64_t> Seed("seed", cl::desc("Seed of --random"), cl::init(0));
-static cl::opt<bool> Check("check", cl::desc("Compare every written tensor with the f64 reference interpreter"));
+                                 cl::init("auto"), cl::cat(JitCat));
+static cl::opt<std::string> Entry("entry", cl::desc("Function to run"), cl::cat(JitCat));
+static cl::list<std::string> Dims("dim", cl::desc("NAME=N: a symbolic dimension"), cl::cat(JitCat));
+static cl::list<std::string> Inputs("input", cl::desc("NAME=file.npy: an input tensor"), cl::cat(JitCat));
+static cl::list<std::string> Outputs("output", cl::desc("NAME=file.npy: write a tensor after the run"), cl::cat(JitCat));
+static cl::list<std::string> Scalars("scalar", cl::desc("NAME=V: a scalar parameter"), cl::cat(JitCat));
+static cl::opt<bool> Random("random", cl::desc("Make random inputs for tensors and scalars not given"), cl::cat(JitCat));
+static cl::opt<uint64_t> Seed("seed", cl::desc("Seed of --random"), cl::init(0), cl::cat(JitCat));
+static cl::opt<bool> Check("check", cl::desc("Compare every written tensor with the f64 reference interpreter"), cl::cat(JitCat));
 static cl::opt<unsigned> Bench("bench", cl::desc("Time N runs after warm-up and report the median"),
-                               cl::init(0));
+                               cl::init(0), cl::cat(JitCat));
 static cl::opt<unsigned> Threads("num-threads", cl::desc("Worker threads for host execution (0: all)"),
-                                 cl::init(0));
-static cl::opt<bool> CompileTime("print-compile-time", cl::desc("Print compile time by stage"));
+                                 cl::init(0), cl::cat(JitCat));
+static cl::opt<bool> CompileTime("print-compile-time", cl::desc("Print compile time by stage"), cl::cat(JitCat));
 static cl::opt<unsigned> DataOffset(
     "data-offset",
     cl::desc("Start each tensor's data this many bytes into its allocation "
              "(DLPack byte_offset), to run the paths for unaligned data"),
-    cl::init(0));
+    cl::init(0), cl::cat(JitCat));
 static cl::opt<bool> Emulate("emulate",
                              cl::desc("Run the lowered function in the target backend's "
-                                      "emulator on the host instead of on the device"));
+                                      "emulator on the host instead of on the device"), cl::cat(JitCat));
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
+  tile::initToolOptions({&JitCat});
   cl::ParseCommandLineOptions(argc, argv, "Tile JIT: compile and run a kernel\n");
   tile::TargetRegistry Registry;
   if (Error E = tile::registerAllTargetBackends(Registry)) {

@@ -7,6 +7,7 @@
 
 #include "tile/Target/AllTargets.h"
 #include "tile/Tools/LLCTool.h"
+#include "tile/Tools/ToolOptions.h"
 #include "tile/Transforms/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -50,8 +51,10 @@ static cl::opt<bool> PrintPipeline(
     cl::cat(LLCCat));
 static cl::opt<std::string> Emit(
     "emit",
-    cl::desc("What to write: tile (IR after the pipeline), device, "
-             "device-llvm, host-llvm, asm, obj, artifact"),
+    cl::desc("What to write instead of the device code as text "
+             "(assembly, PTX, SPIR-V, MSL, WGSL): tile (IR after the "
+             "pipeline), device, device-llvm, host-llvm, asm, obj, "
+             "artifact"),
     cl::cat(LLCCat));
 static cl::opt<std::string> OutputFile("o", cl::desc("Output file"),
                                        cl::init("-"), cl::cat(LLCCat));
@@ -61,7 +64,7 @@ static cl::opt<bool> PrintCompileTime("print-compile-time",
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(LLCCat);
+  tile::initToolOptions({&LLCCat});
   cl::ParseCommandLineOptions(argc, argv, "Tile compiler\n");
 
   tile::TargetRegistry Registry;

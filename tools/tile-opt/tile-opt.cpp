@@ -9,6 +9,7 @@
 #include "tile/Target/AllTargets.h"
 #include "tile/Target/TargetRegistry.h"
 #include "tile/Tools/OptTool.h"
+#include "tile/Tools/ToolOptions.h"
 #include "llvm/IR/PrintPasses.h"
 #include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
@@ -16,22 +17,23 @@
 
 using namespace llvm;
 
+static cl::OptionCategory OptCat("tile-opt options");
 static cl::opt<std::string> InputFile(cl::Positional, cl::desc("<input .tile>"),
-                                      cl::init("-"));
+                                      cl::init("-"), cl::cat(OptCat));
 static cl::opt<std::string> OutputFile("o", cl::desc("Output file"),
                                        cl::value_desc("filename"),
-                                       cl::init("-"));
+                                       cl::init("-"), cl::cat(OptCat));
 static cl::opt<bool> VerifyDiagnostics(
     "verify-diagnostics",
-    cl::desc("Check that the diagnostics match the expected-* comments"));
+    cl::desc("Check that the diagnostics match the expected-* comments"), cl::cat(OptCat));
 static cl::opt<bool> SplitInputFile(
     "split-input-file",
-    cl::desc("Process each '// -----' separated chunk on its own"));
+    cl::desc("Process each '// -----' separated chunk on its own"), cl::cat(OptCat));
 static cl::opt<bool> NoVerify("no-verify",
-                              cl::desc("Print without running the verifier"));
+                              cl::desc("Print without running the verifier"), cl::cat(OptCat));
 static cl::opt<std::string>
     Passes("passes", cl::desc("Pipeline to run, e.g. tile-simplify,"
-                              "tile-lower-tile-ops{skip-gemm=true}"));
+                              "tile-lower-tile-ops{skip-gemm=true}"), cl::cat(OptCat));
 // -print-after-all, -print-before-all, -print-after=, -print-before= and
 // -time-passes are LLVM's own options (libLLVM registers them; a second
 // registration would clash): Tile's pass manager reads the same flags. So
@@ -40,12 +42,15 @@ static cl::opt<std::string>
 static cl::opt<bool> VerifyEach(
     "verify-each", cl::desc("Verify the IR after every pass (default on in "
                             "builds with assertions)"),
-    cl::init(tile::PassInstrumentation().VerifyEach));
+    cl::init(tile::PassInstrumentation().VerifyEach), cl::cat(OptCat));
 static cl::opt<bool> ListPasses("list-passes",
-                                cl::desc("List the registered passes"));
+                                cl::desc("List the registered passes"), cl::cat(OptCat));
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
+  tile::initToolOptions({&OptCat},
+                        {"print-after-all", "print-before-all", "print-after",
+                         "print-before", "time-passes"});
   cl::ParseCommandLineOptions(argc, argv, "Tile IR optimizer and printer\n");
   tile::TargetRegistry Registry;
   if (Error E = tile::registerAllTargetBackends(Registry)) {

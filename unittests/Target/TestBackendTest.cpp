@@ -187,6 +187,7 @@ TEST(TestBackend, TileLLCCompilesForIt) {
   Opts.InputFile = std::string(Path);
   Opts.Target = "testdev -model=m2 -fast";
   Opts.PrintBackendContext = true;
+  Opts.Emit = "tile"; // the test backend has a pipeline, no codegen
   std::string Out, Err;
   llvm::raw_string_ostream OS(Out), ES(Err);
   EXPECT_EQ(runLLC(Opts, R, OS, ES), 0) << Err;

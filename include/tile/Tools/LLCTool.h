@@ -36,7 +36,8 @@ struct LLCOptions {
   /// What to write for the input: "tile" (IR after the pipeline),
   /// "device" (device code as text: LLVM IR, PTX, ...), "device-llvm",
   /// "host-llvm", "asm" (device assembly), "obj" (device binary),
-  /// "artifact" (the exported KernelArtifact). Empty: run the pipeline only.
+  /// "artifact" (the exported KernelArtifact). Empty, as llc: the device
+  /// code as text (x86 or AMDGPU assembly, PTX, SPIR-V, MSL, WGSL).
   std::string Emit;
   /// Where to write; "-" is standard output.
   std::string OutputFile = "-";
