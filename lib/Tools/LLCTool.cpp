@@ -99,6 +99,8 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
   TileContext TC;
   TC.getRemarks().setFilter(Opts.Remarks);
   TC.getRemarks().setOutput(&Err);
+  if (Opts.PrintLayouts)
+    TC.setLayoutOutput(&Out);
   Registry.registerDialects(TC.getOpRegistry());
   llvm::SourceMgr SM;
   DiagnosticEngine Diag(&SM, &Err);

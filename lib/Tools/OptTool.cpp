@@ -51,6 +51,8 @@ bool Opt::processBuffer(std::unique_ptr<llvm::MemoryBuffer> Buf,
   TileContext Ctx;
   Ctx.getRemarks().setFilter(Opts.Remarks);
   Ctx.getRemarks().setOutput(&Err);
+  if (Opts.PrintLayouts)
+    Ctx.setLayoutOutput(&OS);
   // Every backend's dialect ops: backend passes produce them.
   Registry.registerDialects(Ctx.getOpRegistry());
   DiagnosticEngine Diag(&SM, &Err);

@@ -58,6 +58,10 @@ static cl::opt<std::string> Emit(
     cl::cat(LLCCat));
 static cl::opt<std::string> OutputFile("o", cl::desc("Output file"),
                                        cl::init("-"), cl::cat(LLCCat));
+static cl::opt<bool> PrintLayouts(
+    "print-layouts",
+    cl::desc("Print the fragment layouts the pipeline infers, per kernel"),
+    cl::cat(LLCCat));
 static cl::opt<bool> PrintCompileTime("print-compile-time",
                                       cl::desc("Print compile time by stage"),
                                       cl::cat(LLCCat));
@@ -86,5 +90,6 @@ int main(int argc, char **argv) {
   Opts.PrintCompileTime = PrintCompileTime;
   // -pass-remarks* are LLVM's own options (libLLVM registers them).
   Opts.Remarks = tile::getRemarkFilterFromLLVMOptions();
+  Opts.PrintLayouts = PrintLayouts;
   return tile::runLLC(Opts, Registry, outs(), errs());
 }

@@ -43,6 +43,11 @@ static cl::opt<bool> VerifyEach(
     "verify-each", cl::desc("Verify the IR after every pass (default on in "
                             "builds with assertions)"),
     cl::init(tile::PassInstrumentation().VerifyEach), cl::cat(OptCat));
+static cl::opt<bool> PrintLayouts(
+    "print-layouts",
+    cl::desc("Print the fragment layouts that layout-inferring passes "
+             "infer, before the IR"),
+    cl::cat(OptCat));
 static cl::opt<bool> ListPasses("list-passes",
                                 cl::desc("List the registered passes"), cl::cat(OptCat));
 
@@ -73,5 +78,6 @@ int main(int argc, char **argv) {
   I.TimePasses = TimePassesIsEnabled;
   I.VerifyEach = VerifyEach;
   O.Remarks = tile::getRemarkFilterFromLLVMOptions();
+  O.PrintLayouts = PrintLayouts;
   return tile::runOpt(O, Registry, outs(), errs());
 }

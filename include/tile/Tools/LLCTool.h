@@ -46,6 +46,9 @@ struct LLCOptions {
   /// Which optimization remarks of the pipeline and codegen to print (to
   /// the error stream).
   RemarkFilter Remarks;
+  /// Print each kernel's inferred fragment layouts (to the output stream,
+  /// before anything -emit writes).
+  bool PrintLayouts = false;
 };
 
 /// Runs tile-llc. Results go to \p Out, diagnostics to \p Err. Returns the

@@ -40,6 +40,9 @@ struct OptOptions {
   /// Which optimization remarks of the passes to print (to the error
   /// stream).
   RemarkFilter Remarks;
+  /// Print the fragment layouts that layout-inferring passes infer (as
+  /// comments, before the IR).
+  bool PrintLayouts = false;
 };
 
 /// Runs tile-opt over the backends of \p Registry (their dialects and their

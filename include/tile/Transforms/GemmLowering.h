@@ -10,7 +10,9 @@
 #ifndef TILE_TRANSFORMS_GEMMLOWERING_H
 #define TILE_TRANSFORMS_GEMMLOWERING_H
 
+#include "tile/Analysis/LinearLayout.h"
 #include "tile/IR/IR.h"
+#include "tile/IR/Walk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include <optional>
@@ -33,13 +35,39 @@ struct AccumulatorUses {
   /// The whole copies out, with the target dimensions of C's rows and
   /// columns.
   llvm::DenseMap<const OpStmt *, std::pair<unsigned, unsigned>> CopyDims;
+  /// Epilogues: parallel loops over an accumulator's whole shape that read
+  /// and write it only at their own variables, and the accumulator. Any
+  /// elementwise code over the accumulator (bias by row or column, scales,
+  /// activations, casts) runs on the registers that hold it.
+  llvm::DenseMap<const ForStmt *, const BufferValue *> Epilogues;
+  /// Companions: fragments of an accumulator's shape written and read only
+  /// in its epilogues at the loop variables, and otherwise only cleared,
+  /// filled or copied out whole (the bf16 copy of a result), with that
+  /// accumulator. They take the accumulator's layout.
+  llvm::DenseMap<const BufferValue *, const BufferValue *> Companions;
 };
 
 /// Classifies the uses of the buffers of \p K, given the gemm ops \p Gemms
-/// that the pass lowers.
+/// that the pass lowers. With \p Epilogues, elementwise parallel loops over
+/// the accumulators (and their companions) are accepted uses.
 AccumulatorUses
 classifyAccumulatorUses(KernelStmt &K,
-                        const llvm::DenseSet<const OpStmt *> &Gemms);
+                        const llvm::DenseSet<const OpStmt *> &Gemms,
+                        bool Epilogues = false);
+
+/// The per-thread code of epilogue \p F over register fragments laid out
+/// by \p L (an accumulator and its companions, each now an array of
+/// L.getSize(Register) elements in \p RegFrags): each thread runs the body
+/// once per register r, the loop variables replaced by the coordinates L
+/// gives r (with \p Tid's lane and warp, \p WarpSize threads a warp) and
+/// each access of a register fragment by its element r. \p L must be
+/// bit-disjoint (LinearLayout::isBitDisjoint). The caller makes the code
+/// per-thread.
+std::vector<StmtPtr>
+lowerEpilogue(const ForStmt &F, const LinearLayout &L, Value *Tid,
+              int64_t WarpSize,
+              const llvm::DenseSet<const BufferValue *> &RegFrags,
+              NameGenerator &Names);
 
 } // namespace tile
 

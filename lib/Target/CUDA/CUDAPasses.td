@@ -4,6 +4,24 @@ include "tile/Transforms/PassBase.td"
 
 def CUDAPasses : PassGroup<"registerCUDAPasses">;
 
+def InferLayouts : Pass<CUDAPasses, "cuda-infer-layouts"> {
+  let Summary = "Infer every fragment's layout for the target's matrix instruction";
+  let Description = [{
+    Runs the shared fragment layout analysis (lib/Analysis) on each kernel
+    with the accumulator layouts of the target's matrix instruction (wgmma
+    m64nNk16 on sm_90a, mma.sync m16n8k16 otherwise; the `matrix` option
+    overrides), prints every fragment's layout when asked
+    (-print-layouts in tile-opt and tile-llc) and reports the layout
+    conversions the kernel needs as analysis remarks
+    (-pass-remarks-analysis=cuda-infer-layouts). The IR is unchanged.
+  }];
+  let Options = [
+    PassOption<"matrix", "string", "auto",
+               "matrix instruction layouts: auto, mma, wgmma or none">,
+  ];
+  let Constructor = "createInferLayoutsPass";
+}
+
 def LowerGemmToMMA : Pass<CUDAPasses, "cuda-lower-gemm-mma"> {
   let Summary = "Lower gemm to warp-level mma.sync with ldmatrix, and pipelined copies to cp.async";
   let Description = [{

@@ -26,6 +26,7 @@ namespace tile {
 
 void buildCUDAPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createRasterizeGridPass());
+  PM.addPass(createInferLayoutsPass());
   PM.addPass(createLowerGemmToMMAPass());
   appendSIMTPasses(PM);
 }

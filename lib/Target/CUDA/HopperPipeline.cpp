@@ -22,6 +22,7 @@ namespace tile {
 
 void buildHopperPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createRasterizeGridPass());
+  PM.addPass(createInferLayoutsPass());
   PM.addPass(createLowerGemmToWGMMAPass());
   PM.addPass(createWGMMAFragmentsPass());
   PM.addPass(createLowerGemmToMMAPass());

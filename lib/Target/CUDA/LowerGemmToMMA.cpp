@@ -40,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CUDAMatrixLayouts.h"
 #include "MMALayout.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
@@ -204,23 +205,13 @@ private:
     // The most square warp grid with sides that are multiples of 16 (B's
     // ldmatrix.x4.trans covers two 8-wide instruction tiles).
     int64_t Warps = Threads / WarpSize;
-    int64_t Best = -1;
-    for (int64_t WarpsM = 1; WarpsM <= Warps; ++WarpsM) {
-      if (Warps % WarpsM != 0)
-        continue;
-      int64_t WarpsN = Warps / WarpsM;
-      if (P.M % (WarpsM * 16) != 0 || P.N % (WarpsN * 16) != 0)
-        continue;
-      int64_t WM = P.M / WarpsM, WN = P.N / WarpsN;
-      int64_t Score = std::abs(WM - WN);
-      if (Best < 0 || Score < Best) {
-        Best = Score;
-        P.WarpsN = WarpsN;
-        P.WM = WM;
-        P.WN = WN;
-      }
+    std::optional<MMAWarpGrid> G = chooseMMAWarpGrid(P.M, P.N, Warps);
+    if (G) {
+      P.WarpsN = G->WarpsN;
+      P.WM = G->WM;
+      P.WN = G->WN;
     }
-    if (Best < 0) {
+    if (!G) {
       Why = "[" + str(P.M) + ", " + str(P.N) + "] does not split over " +
             str(Warps) + " warps in multiples of 16";
       return std::nullopt;
@@ -249,15 +240,55 @@ private:
     llvm::DenseSet<const OpStmt *> Lowered;
     for (auto &Entry : Plans)
       Lowered.insert(Entry.first);
-    AccumulatorUses Uses = classifyAccumulatorUses(K, Lowered);
+    AccumulatorUses Uses =
+        classifyAccumulatorUses(K, Lowered, /*Epilogues=*/true);
     for (const BufferValue *B : Uses.Rejected)
       Rejected.insert(const_cast<BufferValue *>(B));
     CopyDims = std::move(Uses.CopyDims);
+    // An accumulator with epilogues needs its layout as a linear map.
+    for (auto &[F, Acc] : Uses.Epilogues) {
+      auto It = Cands.find(const_cast<BufferValue *>(Acc));
+      if (It == Cands.end() || Rejected.count(It->first))
+        continue;
+      const GemmPlan &P = *It->second;
+      std::optional<LinearLayout> L = getMMAAccumulatorLayout(
+          MMAWarpGrid{Threads / WarpSize / P.WarpsN, P.WarpsN, P.WM, P.WN});
+      if (!L) {
+        Remarks.missed(F->getLoc(),
+                       "epilogue over %" + Acc->getName() +
+                           " not run on the mma.sync registers: its warp "
+                           "grid is not made of powers of two");
+        Rejected.insert(It->first);
+        continue;
+      }
+      Layouts.try_emplace(Acc, std::move(*L));
+      Epilogues[F] = Acc;
+    }
     for (auto &[C, P] : Cands)
       if (!Rejected.count(C)) {
         InRegisters[C] = *P;
         Original[C] = {P->M, P->N};
       }
+    // Companions (a cast copy of the result) share their accumulator's
+    // registers' layout.
+    for (auto &[X, Acc] : Uses.Companions) {
+      auto It = InRegisters.find(const_cast<BufferValue *>(Acc));
+      if (It == InRegisters.end())
+        continue;
+      GemmPlan P = It->second;
+      InRegisters[const_cast<BufferValue *>(X)] = P;
+      Original[const_cast<BufferValue *>(X)] = {P.M, P.N};
+    }
+    for (auto It = Epilogues.begin(); It != Epilogues.end();) {
+      if (InRegisters.count(const_cast<BufferValue *>(It->second))) {
+        Remarks.passed(It->first->getLoc(),
+                       "epilogue runs on the mma.sync accumulator registers "
+                       "of %" + It->second->getName());
+        ++It;
+      } else {
+        Epilogues.erase(It++);
+      }
+    }
     Plans.remove_if([&](const std::pair<OpStmt *, GemmPlan> &P) {
       if (InRegisters.count(P.second.C))
         return false;
@@ -905,6 +936,15 @@ private:
   void rewriteBlock(Block &B, bool IsKernelBody) {
     Stmts Out;
     for (StmtPtr &S : B.Stmts) {
+      if (auto *F = dyn_cast<ForStmt>(S.get()); F && Epilogues.count(F)) {
+        llvm::DenseSet<const BufferValue *> Regs;
+        for (auto &[X, P] : InRegisters)
+          Regs.insert(X);
+        Out.push_back(perThread(lowerEpilogue(
+            *F, Layouts.find(Epilogues[F])->second, Tid, WarpSize, Regs,
+            Names)));
+        continue;
+      }
       if (auto *F = dyn_cast<ForStmt>(S.get())) {
         auto It = Loops.find(F);
         if (It != Loops.end()) {
@@ -980,6 +1020,10 @@ private:
   llvm::MapVector<OpStmt *, GemmPlan> Plans;
   llvm::DenseMap<BufferValue *, GemmPlan> InRegisters;
   llvm::DenseMap<BufferValue *, std::pair<int64_t, int64_t>> Original;
+  /// Epilogue loops run on the registers, with their accumulator, and the
+  /// accumulators' layouts.
+  llvm::DenseMap<const ForStmt *, const BufferValue *> Epilogues;
+  llvm::DenseMap<const BufferValue *, LinearLayout> Layouts;
   llvm::DenseMap<const OpStmt *, std::pair<unsigned, unsigned>> CopyDims;
   llvm::DenseMap<ForStmt *, LoopPlan> Loops;
   llvm::DenseSet<BufferValue *> OtherUses;

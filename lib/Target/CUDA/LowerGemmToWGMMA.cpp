@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CUDAMatrixLayouts.h"
 #include "WarpSpecializedGemm.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
@@ -99,6 +100,19 @@ public:
     for (GemmPlan &P : Plans) {
       ByLoop[P.Loop] = &P;
       AccOf[P.C] = &P;
+    }
+    for (auto &[X, Acc] : Companions)
+      if (AccOf.count(Acc))
+        AccOf[X] = AccOf[Acc];
+    for (auto It = Epilogues.begin(); It != Epilogues.end();) {
+      if (!AccOf.count(It->second)) {
+        Epilogues.erase(It++);
+        continue;
+      }
+      Remarks.passed(It->first->getLoc(),
+                     "epilogue runs on the wgmma accumulator registers of %" +
+                         It->second->getName());
+      ++It;
     }
     rewriteBlock(K.getBodyMutable());
     placeRings();
@@ -327,11 +341,39 @@ private:
       if (!topLevelAlloc(P.C))
         Bad.insert(P.C);
     }
-    AccumulatorUses Uses = classifyAccumulatorUses(K, Planned);
+    AccumulatorUses Uses =
+        classifyAccumulatorUses(K, Planned, /*Epilogues=*/true);
     for (const BufferValue *B : Uses.Rejected)
       if (Accs.count(B))
         Bad.insert(B);
     CopyDims = std::move(Uses.CopyDims);
+    // Epilogues run on the registers in the accumulator's layout, which
+    // must be a linear map; companions must be allocated where it is.
+    for (auto &[Loop, Acc] : Uses.Epilogues) {
+      const GemmPlan *P = nullptr;
+      for (GemmPlan &Q : Plans)
+        if (Q.C == Acc)
+          P = &Q;
+      if (!P || Bad.count(Acc))
+        continue;
+      std::optional<LinearLayout> L = cuda::getWGMMAAccumulatorLayout(
+          P->Shape.MT, P->Shape.NInst, P->Shape.NI, Threads / WarpgroupSize);
+      if (!L) {
+        Remarks.missed(Loop->getLoc(),
+                       "epilogue over %" + Acc->getName() +
+                           " not run on the wgmma registers: its slices and "
+                           "column split are not powers of two");
+        Bad.insert(Acc);
+        continue;
+      }
+      Layouts.try_emplace(Acc, std::move(*L));
+      Epilogues[Loop] = Acc;
+    }
+    for (auto &[X, Acc] : Uses.Companions)
+      if (!Bad.count(Acc) && topLevelAlloc(X))
+        Companions[X] = Acc;
+      else
+        Bad.insert(Acc);
     // Planned gemms sharing an accumulator must agree on its layout.
     llvm::DenseMap<const BufferValue *, const GemmPlan *> First;
     for (GemmPlan &P : Plans) {
@@ -448,16 +490,24 @@ private:
       if (auto *F = dyn_cast<ForStmt>(S.get()); F && ByLoop.count(F)) {
         Lowered = lowerLoop(*ByLoop[F]);
         Replaced = true;
+      } else if (F && Epilogues.count(F)) {
+        llvm::DenseSet<const BufferValue *> Regs;
+        for (auto &[X, P] : AccOf)
+          Regs.insert(X);
+        Lowered.push_back(perThread(lowerEpilogue(
+            *F, Layouts.find(Epilogues[F])->second, Tid, 32, Regs, Names)));
+        Replaced = true;
       } else if (auto *Op = dyn_cast<OpStmt>(S.get())) {
         if ((Op->getName() == "clear" || Op->getName() == "fill") &&
             AccOf.count(Op->getOperand("dst").R.Buf)) {
-          const GemmPlan &P = *AccOf[Op->getOperand("dst").R.Buf];
-          Lowered = lowerFill(*Op, P.C, accPerThread(P));
+          BufferValue *Dst = Op->getOperand("dst").R.Buf;
+          Lowered = lowerFill(*Op, Dst, accPerThread(*AccOf[Dst]));
           Replaced = true;
         } else if (Op->getName() == "copy" &&
                    AccOf.count(Op->getOperand("src").R.Buf)) {
-          const GemmPlan &P = *AccOf[Op->getOperand("src").R.Buf];
-          Lowered = lowerCopyOut(*Op, P.C, P.Shape.MT, P.Shape.NInst, P.Shape.NI,
+          BufferValue *Src = Op->getOperand("src").R.Buf;
+          const GemmPlan &P = *AccOf[Src];
+          Lowered = lowerCopyOut(*Op, Src, P.Shape.MT, P.Shape.NInst, P.Shape.NI,
                                  CopyDims.lookup(Op));
           Replaced = true;
         }
@@ -484,6 +534,9 @@ private:
       RingElems[P.B.Tile] = P.Stages * P.B.StageBytes / E;
       LocalElems[P.C] = accPerThread(P);
     }
+    for (auto &[X, Acc] : Companions)
+      if (AccOf.count(Acc))
+        LocalElems[X] = accPerThread(*AccOf[Acc]);
     placeBuffers(K, RingElems, LocalElems);
   }
 
@@ -494,6 +547,11 @@ private:
   bool WarpSpecialize;
   std::vector<std::pair<OpStmt *, ForStmt *>> Candidates;
   std::vector<GemmPlan> Plans;
+  /// Epilogue loops run on the registers, with their accumulator; the
+  /// accumulators' layouts; companions and their accumulators.
+  llvm::DenseMap<const ForStmt *, const BufferValue *> Epilogues;
+  llvm::DenseMap<const BufferValue *, LinearLayout> Layouts;
+  llvm::DenseMap<const BufferValue *, const BufferValue *> Companions;
   LetInits LetInit;
   llvm::DenseMap<const ForStmt *, GemmPlan *> ByLoop;
   llvm::DenseMap<const BufferValue *, GemmPlan *> AccOf;
