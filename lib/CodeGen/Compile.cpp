@@ -3,6 +3,7 @@
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
@@ -50,7 +51,8 @@ tile::createTargetMachine(llvm::StringRef TripleStr, llvm::StringRef CPU,
   return TM;
 }
 
-void tile::optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
+void tile::optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
+                          const llvm::TargetLibraryInfoImpl *Libraries) {
   M.setTargetTriple(TM.getTargetTriple());
   M.setDataLayout(TM.createDataLayout());
   llvm::LoopAnalysisManager LAM;
@@ -62,6 +64,9 @@ void tile::optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
   PTO.SLPVectorization = true;
   PTO.LoopUnrolling = true;
   llvm::PassBuilder PB(&TM, PTO);
+  // Registered first, so that registerFunctionAnalyses keeps it.
+  if (Libraries)
+    FAM.registerPass([&] { return llvm::TargetLibraryAnalysis(*Libraries); });
   PB.registerModuleAnalyses(MAM);
   PB.registerCGSCCAnalyses(CGAM);
   PB.registerFunctionAnalyses(FAM);

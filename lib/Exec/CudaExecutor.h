@@ -24,9 +24,13 @@ namespace tile {
 class HostCode {
 public:
   ~HostCode();
-  /// Links \p Objects (relocatable objects) into a new JIT.
+  /// Links \p Objects (relocatable objects) into a new JIT. Symbols they
+  /// do not define resolve against the runtime, this process and then the
+  /// shared \p Libraries (names or paths, as dlopen takes them), which are
+  /// loaded here.
   static llvm::Expected<std::unique_ptr<HostCode>>
-  create(llvm::ArrayRef<const std::string *> Objects);
+  create(llvm::ArrayRef<const std::string *> Objects,
+         llvm::ArrayRef<std::string> Libraries = {});
   llvm::Expected<void *> lookup(llvm::StringRef Symbol);
   /// Calls entry point \p Symbol with \p Call as its runtime context; the
   /// error carries what the host code or the runtime recorded.

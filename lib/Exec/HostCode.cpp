@@ -3,7 +3,8 @@
 // Every execution backend runs the generated host entry points on this
 // CPU. The objects are linked by an LLJIT instance in which the runtime's
 // C ABI functions and the half/bfloat conversion helpers are absolute
-// symbols, and the rest (libm) resolves against the process.
+// symbols, and the rest resolves against the process (libm) and the shared
+// libraries the artifact names (a vector math library).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +22,8 @@ using namespace tile;
 HostCode::~HostCode() = default;
 
 llvm::Expected<std::unique_ptr<HostCode>>
-HostCode::create(llvm::ArrayRef<const std::string *> Objects) {
+HostCode::create(llvm::ArrayRef<const std::string *> Objects,
+                 llvm::ArrayRef<std::string> Libraries) {
   static std::once_flag Once;
   std::call_once(Once, [] {
     llvm::InitializeNativeTarget();
@@ -53,6 +55,15 @@ HostCode::create(llvm::ArrayRef<const std::string *> Objects) {
   if (!Gen)
     return Gen.takeError();
   (*J)->getMainJITDylib().addGenerator(std::move(*Gen));
+  for (const std::string &Lib : Libraries) {
+    auto LibGen = llvm::orc::DynamicLibrarySearchGenerator::Load(
+        Lib.c_str(), (*J)->getDataLayout().getGlobalPrefix());
+    if (!LibGen)
+      return llvm::createStringError("cannot load the shared library '" + Lib +
+                                     "' that the device code calls: " +
+                                     llvm::toString(LibGen.takeError()));
+    (*J)->getMainJITDylib().addGenerator(std::move(*LibGen));
+  }
   for (const std::string *Obj : Objects)
     if (llvm::Error E = (*J)->addObjectFile(
             llvm::MemoryBuffer::getMemBufferCopy(*Obj, "tile-object")))

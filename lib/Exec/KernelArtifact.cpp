@@ -9,6 +9,7 @@
 
 #include "tile/Exec/KernelArtifact.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,6 +26,18 @@ static constexpr char kLaunchTag[8] = {'L', 'A', 'U', 'N', 'C', 'H', '1', '\0'};
 /// Starts the optional section of tensor map arguments, after the argument
 /// sizes.
 static constexpr char kTensorMapTag[8] = {'T', 'M', 'A', 'P', 'S', '1', '\0', '\0'};
+
+std::vector<std::string> KernelArtifact::getSharedLibraries() const {
+  std::vector<std::string> Libs;
+  auto It = Notes.find(kSharedLibrariesNote);
+  if (It == Notes.end())
+    return Libs;
+  llvm::SmallVector<llvm::StringRef> Lines;
+  llvm::StringRef(It->second).split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef L : Lines)
+    Libs.push_back(L.trim().str());
+  return Libs;
+}
 
 const ArtifactEntry *KernelArtifact::findEntry(llvm::StringRef Name) const {
   for (const ArtifactEntry &E : Entries)

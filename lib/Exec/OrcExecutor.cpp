@@ -144,7 +144,8 @@ llvm::Error OrcLoaded::init() {
         llvm::Twine(getDeviceFormatInfo(Artifact.DeviceFmt).Name) + "'");
   if (Artifact.HostObject.empty())
     return llvm::createStringError("the artifact has no host object");
-  auto C = HostCode::create({&Artifact.HostObject, &Artifact.DeviceCode});
+  auto C = HostCode::create({&Artifact.HostObject, &Artifact.DeviceCode},
+                            Artifact.getSharedLibraries());
   if (!C)
     return C.takeError();
   Code = std::move(*C);

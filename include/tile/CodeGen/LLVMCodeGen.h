@@ -26,6 +26,7 @@
 
 namespace llvm {
 class DiagnosticInfo;
+class TargetLibraryInfoImpl;
 class TargetMachine;
 }
 
@@ -230,8 +231,12 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(llvm::StringRef Triple, llvm::StringRef CPU,
                     llvm::StringRef Features = "");
 
-/// Runs LLVM's O3 pipeline on \p M for \p TM.
-void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
+/// Runs LLVM's O3 pipeline on \p M for \p TM. \p Libraries, when given,
+/// describes the library functions available to the optimizer (a
+/// backend's vector math library: the vectorizers call its vector variants
+/// of the scalar functions); by default, those LLVM knows for the triple.
+void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
+                    const llvm::TargetLibraryInfoImpl *Libraries = nullptr);
 
 enum class EmitKind { Assembly, Object };
 /// Compiles \p M to assembly or an object file.

@@ -155,9 +155,15 @@ public:
   std::string HostIR;
 
   /// Toolchain reports (register use, spills, ...) and timings, by name.
+  /// kSharedLibrariesNote, when present, lists (one a line) the shared
+  /// libraries whose functions the device code calls, such as a vector
+  /// math library; an executor that links the device code loads them.
   std::map<std::string, std::string> Notes;
+  static constexpr const char *kSharedLibrariesNote = "shared-libraries";
 
   const ArtifactEntry *findEntry(llvm::StringRef Name) const;
+  /// The libraries of kSharedLibrariesNote.
+  std::vector<std::string> getSharedLibraries() const;
 
   /// Serialises to a self-contained file / reads one back. Reading checks
   /// the magic, version and every length, and reports a corrupt file.

@@ -11,17 +11,23 @@ include "CPUOps.td"
 
 defvar CpuMcpu = TargetAttr<"mcpu", TargetString, "native", [],
                             "LLVM CPU name, or native for this machine">;
+// Unset unless written, so that target strings stay as they were; the CPU
+// codegen takes libmvec when it is unset (VectorMath.h).
+defvar CpuVeclib = TargetEnumAttr<"veclib", ["none", "libmvec"], "",
+                                  "vector math library for exp, exp2, log, log2 "
+                                  "and tanh; unset: libmvec (glibc's, x86-64 "
+                                  "Linux) where it loads, else none">;
 
 def CpuKind : TargetKind<"cpu"> {
   let Summary = "this machine's CPU, LLVM IR run through ORC";
   let Aliases = ["host"];
-  let Attrs = [CpuMcpu];
+  let Attrs = [CpuMcpu, CpuVeclib];
   let DefaultHost = 1;
 }
 
 def LlvmKind : TargetKind<"llvm"> {
   let Summary = "LLVM IR for a CPU";
-  let Attrs = [CpuMcpu];
+  let Attrs = [CpuMcpu, CpuVeclib];
 }
 
 def CKind : TargetKind<"c"> {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPUTargetInfo.h"
+#include "VectorMath.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
@@ -187,14 +188,35 @@ void streamGlobalStores(llvm::Module &LM) {
   }
 }
 
-/// O3 + object code, keeping the optimized IR as readable source and, when
-/// \p Asm is given, the assembly.
+/// Whether \p LM calls a function of the x86 vector function ABI (a vector
+/// math library's).
+bool callsVectorFunctions(const llvm::Module &LM) {
+  return llvm::any_of(LM, [](const llvm::Function &F) {
+    return F.isDeclaration() && F.getName().starts_with("_ZGV");
+  });
+}
+
+/// O3 (with the vector math library's vector variants) + object code,
+/// keeping the optimized IR as readable source and, when \p Asm is given,
+/// the assembly. The library, when the code calls it, goes into \p Notes
+/// for the executor to load; a default library that is not there is
+/// noted with the reason.
 llvm::Error compile(llvm::Module &LM, const TargetSpec &T, std::string &Object,
-                    std::string &Source, std::string *Asm = nullptr) {
+                    std::string &Source, std::map<std::string, std::string> &Notes,
+                    std::string *Asm = nullptr) {
   auto TM = getCPUTargetMachine(T);
   if (!TM)
     return TM.takeError();
-  optimizeModule(LM, **TM);
+  auto VM = CPUVectorMath::get(T, **TM);
+  if (!VM)
+    return VM.takeError();
+  llvm::TargetLibraryInfoImpl Libraries((*TM)->getTargetTriple());
+  VM->addMappings(Libraries);
+  optimizeModule(LM, **TM, &Libraries);
+  if (callsVectorFunctions(LM))
+    Notes[KernelArtifact::kSharedLibrariesNote] = VM->getLibrary().str();
+  if (!VM->getUnavailableReason().empty())
+    Notes["vector-math"] = "none: " + VM->getUnavailableReason().str();
   streamGlobalStores(LM);
   Source = printLLVMModule(LM);
   if (Asm) {
@@ -228,6 +250,7 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   Artifact.DeviceFmt = DeviceFormat::Object;
   // Assembly needs a second run of the code generator: only when asked.
   return compile(LM, Ctx.getTarget(), Artifact.DeviceCode, Artifact.DeviceSource,
+                 Artifact.Notes,
                  Ctx.keepsAssembly() ? &Artifact.Notes["device-asm"] : nullptr);
 }
 

@@ -1,6 +1,7 @@
 //===- CPUTargetInfo.cpp - The CPU backend's LLVM target machine ----------===//
 
 #include "CPUTargetInfo.h"
+#include "VectorMath.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/Walk.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
@@ -90,7 +91,11 @@ llvm::Expected<CPUVectorInfo> tile::getCPUVectorInfo(const TargetSpec &T) {
   Info.WidestVectorBits = std::max(Info.VectorBits, getFixedVectorBits(WideTTI));
 
   // A math function is computed lane by lane when a vector of the widest
-  // width costs at least as much as one scalar call per lane (f32).
+  // width costs at least as much as one scalar call per lane (f32) and the
+  // vector math library has no variant of that width.
+  auto VM = CPUVectorMath::get(T, **TM);
+  if (!VM)
+    return VM.takeError();
   unsigned Lanes = Info.WidestVectorBits / 32;
   llvm::Type *F32 = llvm::Type::getFloatTy(Wide.C);
   auto *Vec = llvm::FixedVectorType::get(F32, Lanes);
@@ -100,7 +105,8 @@ llvm::Expected<CPUVectorInfo> tile::getCPUVectorInfo(const TargetSpec &T) {
                                          llvm::TargetTransformInfo::TCK_RecipThroughput);
   };
   for (auto [I, ID] : kMathIntrinsics)
-    if (Lanes > 1 && Cost(ID, Vec) >= Cost(ID, F32) * Lanes)
+    if (Lanes > 1 && Cost(ID, Vec) >= Cost(ID, F32) * Lanes &&
+        !VM->coversAt(I, Info.WidestVectorBits))
       Info.LaneByLane.push_back(I);
   return Info;
 }

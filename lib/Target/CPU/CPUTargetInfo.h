@@ -51,7 +51,8 @@ struct CPUVectorInfo {
   unsigned CacheLineBytes = 64;
   /// The math functions that LLVM computes one lane at a time on vectors
   /// of the widest width (a library call per element: exp, log, tanh
-  /// without a vector math library), as its cost model says.
+  /// without a vector math library), as its cost model says, less those the
+  /// vector math library (VectorMath.h) has at that width.
   llvm::SmallVector<Intrinsic, 4> LaneByLane;
 };
 
