@@ -9,10 +9,19 @@ def MaterializeLaunch : Pass<CPUPasses, "cpu-materialize-launch"> {
   let Description = [{
     On a CPU one task runs a whole block. Statements that depend on the
     thread index are grouped into maximal runs, and each run becomes a
-    serial loop over the block's threads; thread-dependent lets that a
-    later run uses are recomputed in it. Barriers separate runs, so they
-    are removed, and the kernel no longer binds a thread index.
+    loop over the block's threads; thread-dependent lets that a later run
+    uses are recomputed in it. Barriers separate runs, so they are
+    removed, and the kernel no longer binds a thread index. Threads do
+    not depend on each other between barriers, so the loop is `parallel`
+    (LLVM vectorizes it across threads) unless the run uses a local
+    buffer, variable or fragment allocated outside it (one array for all
+    threads on the CPU) or an op (an atomic); then it is `serial`, and
+    with `remarks` a note says why.
   }];
+  let Options = [
+    PassOption<"remarks", "bool", "false",
+               "note each run whose threads stay one after another, and why">,
+  ];
   let Constructor = "createMaterializeLaunchPass";
 }
 

@@ -3,10 +3,19 @@
 // A block is one task on the CPU; its threads run one after another. A
 // statement depends on the thread when its own expressions use the thread
 // index or a value derived from it; consecutive such statements form a run
-// that becomes `for %tx in serial(0, threads) { ... }`. Compound statements
+// that becomes a loop over the block's threads. Compound statements
 // whose own header does not depend on the thread are entered, so that
 // block-wide code inside them still runs once. Barriers only separate
-// runs, which the serial loops already order, so they go.
+// runs, which the loops already order, so they go.
+//
+// Between two barriers the threads of a block do not depend on each
+// other through global or shared memory (a write that another thread
+// reads or writes before the next barrier is a data race), so a run's loop
+// is `parallel`: LLVM vectorizes it, the threads becoming vector lanes.
+// What the run keeps per thread (a local buffer, a scalar variable, a
+// fragment) is one stack array for all threads on the CPU, and an op
+// (an atomic) may touch what another thread does: a run that uses either
+// stays a `serial` loop, with a remark (option `remarks`) saying why.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,8 +36,9 @@ namespace {
 
 class Materializer {
 public:
-  Materializer(Function &F, KernelStmt &K)
-      : Names(F), K(K), Threads(*K.getThreads()->getConstInt()) {
+  Materializer(Function &F, KernelStmt &K, DiagnosticEngine &Diag, bool Remarks)
+      : Names(F), K(K), Diag(Diag), Remarks(Remarks),
+        Threads(*K.getThreads()->getConstInt()) {
     Dep.insert(K.getThreadIndex());
   }
 
@@ -80,8 +90,54 @@ private:
       walkStmts(*N, [&](Stmt &C) { forEachExprSlot(C, Fix); });
   }
 
-  /// Wraps \p Run in a serial loop over the threads; earlier thread-dependent
-  /// lets in \p Visible that the run uses are recomputed first.
+  /// Why the threads of \p Run must run one after another (empty when they
+  /// may run as vector lanes), and the statement of the run that says so:
+  /// it uses storage the CPU keeps once for all threads but the program
+  /// keeps per thread, or runs an op.
+  static std::pair<std::string, llvm::SMLoc>
+  whyThreadsInOrder(llvm::ArrayRef<StmtPtr> Run) {
+    llvm::DenseSet<const Value *> Inside;
+    for (const StmtPtr &S : Run) {
+      auto Visit = [&](const Stmt &C) {
+        if (const auto *A = dyn_cast<AllocStmt>(&C))
+          Inside.insert(A->getBuffer());
+      };
+      Visit(*S);
+      for (Block *N : getNestedBlocks(*S))
+        walkStmts(*N, Visit);
+    }
+    std::string Why;
+    auto Check = [&](const Value *V) {
+      const auto *Buf = dyn_cast<BufferValue>(V);
+      if (!Buf || !Why.empty() || Inside.count(Buf) ||
+          Buf->getScope() == MemScope::Global || Buf->getScope() == MemScope::Shared)
+        return;
+      Why = "it uses %" + Buf->getName().str() +
+            ", kept per thread but allocated outside the run (one array for all "
+            "threads on the CPU)";
+    };
+    auto CheckOp = [&](const Stmt &C) {
+      if (const auto *Op = dyn_cast<OpStmt>(&C); Op && Why.empty())
+        Why = ("it runs op '" + Op->getName() + "'").str();
+    };
+    for (const StmtPtr &S : Run) {
+      CheckOp(*S);
+      forEachExprSlot(*S, [&](ExprPtr &E) { forEachUse(*E, Check); });
+      if (const auto *St = dyn_cast<StoreStmt>(S.get()))
+        Check(St->getBuffer());
+      for (Block *N : getNestedBlocks(*S)) {
+        walkStmts(*N, CheckOp);
+        forEachUse(*N, Check);
+      }
+      if (!Why.empty())
+        return {Why, S->getLoc()};
+    }
+    return {};
+  }
+
+  /// Wraps \p Run in a loop over the threads, parallel unless
+  /// whyThreadsInOrder says otherwise; earlier thread-dependent lets in
+  /// \p Visible that the run uses are recomputed first.
   StmtPtr wrap(std::vector<StmtPtr> Run, llvm::ArrayRef<const LetStmt *> Visible) {
     LoopDim D;
     D.Var = std::make_unique<Value>(Value::Kind::LoopVar, Names.fresh("tx"),
@@ -125,9 +181,17 @@ private:
       remap(*S, Map);
       Body.Stmts.push_back(std::move(S));
     }
+    LoopKind Kind = LoopKind::Parallel;
+    if (auto [Why, Loc] = whyThreadsInOrder(Body.Stmts); !Why.empty()) {
+      Kind = LoopKind::Serial;
+      if (Remarks)
+        Diag.note(Loc,
+                  "cpu-materialize-launch: the block's threads run one after "
+                  "another here, not as vector lanes: " + Why);
+    }
     std::vector<LoopDim> Dims;
     Dims.push_back(std::move(D));
-    return std::make_unique<ForStmt>(LoopKind::Serial, std::move(Dims), nullptr,
+    return std::make_unique<ForStmt>(Kind, std::move(Dims), nullptr,
                                      AttributeList(), std::move(Body));
   }
 
@@ -177,6 +241,8 @@ private:
 
   NameGenerator Names;
   KernelStmt &K;
+  DiagnosticEngine &Diag;
+  bool Remarks;
   int64_t Threads;
   llvm::DenseSet<const Value *> Dep;
   std::vector<const Value *> TxVars;
@@ -199,14 +265,15 @@ class MaterializeLaunchPass : public Pass {
 public:
   using Pass::Pass;
 
-  bool run(Module &M, PassState &) override {
+  bool run(Module &M, PassState &State) override {
+    bool Remarks = getBoolOption("remarks");
     for (const auto &F : M.getFunctions())
       walkStmts(F->getBodyMutable(), [&](Stmt &S) {
         auto *K = dyn_cast<KernelStmt>(&S);
         if (!K)
           return;
         if (K->getThreadIndex()) {
-          Materializer(*F, *K).run();
+          Materializer(*F, *K, State.Diag, Remarks).run();
           K->takeThreadIndex();
         }
         dropBarriers(K->getBodyMutable());
