@@ -79,7 +79,10 @@ def CPUFuseElementwise : Pass<CPUPasses, "cpu-fuse-elementwise"> {
     (out-of-range reads are zero, out-of-range writes are dropped)
     otherwise. Reductions accumulate into `lanes` partial results combined
     after the nest, so that they vectorize without reassociation. Runs
-    that do not qualify are left to tile-lower-tile-ops.
+    that do not qualify are left to tile-lower-tile-ops, except their
+    reductions of a whole on-chip buffer along its innermost dimension
+    into a whole buffer (softmax's max and sum over its running tile),
+    which walk each row in vectors of partial results the same way.
   }];
   let Options = [
     PassOption<"lanes", "int", "0",

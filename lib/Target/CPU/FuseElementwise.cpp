@@ -111,12 +111,12 @@ public:
       collectRuns(K.getBodyMutable(), Runs);
       Changed = pruneLocals(Runs);
     }
-    if (Runs.empty())
-      return;
     // Rewrite the runs back to front so that indices stay valid.
     for (auto It = Runs.rbegin(); It != Runs.rend(); ++It)
       fuse(*It);
-    removeAllocs(K.getBodyMutable());
+    if (!Runs.empty())
+      removeAllocs(K.getBodyMutable());
+    lowerReductions(K.getBodyMutable());
   }
 
 private:
@@ -692,6 +692,171 @@ private:
     return Out;
   }
 
+  /// Allocates, into \p Out, \p L partial results of a \p Kind reduction
+  /// of type \p Ty, each set to the reduction's identity.
+  BufferValue *initPartials(Stmts &Out, llvm::StringRef Kind, DType Ty, int64_t L) {
+    BufferValue *P = alloc(Out, "part", Ty, MemScope::Local, {L});
+    auto V = loopVar("l");
+    Value *LV = V.get();
+    std::vector<LoopDim> D;
+    D.push_back(dim(std::move(V), 0, L, true));
+    Stmts Init;
+    std::vector<ExprPtr> PI;
+    PI.push_back(ex::ref(LV));
+    Init.push_back(store(P, std::move(PI), identity(Kind, Ty)));
+    Out.push_back(forLoop(LoopKind::Parallel, std::move(D), std::move(Init)));
+    return P;
+  }
+
+  /// Combines the \p L partial results \p P into Dst[DI] (into its current
+  /// value unless \p Clear).
+  void foldPartials(Stmts &Inner, llvm::StringRef Kind, BufferValue *P, int64_t L,
+                    BufferValue *Dst, std::vector<ExprPtr> DI, bool Clear) {
+    DType Ty = Dst->getDType();
+    BufferValue *Acc = alloc(Inner, "acc", Ty, MemScope::Var, {});
+    std::vector<ExprPtr> DI2;
+    for (const ExprPtr &X : DI)
+      DI2.push_back(X->clone());
+    Inner.push_back(store(Acc, {}, Clear ? identity(Kind, Ty) : ex::load(Dst, std::move(DI2))));
+    // Whole vectors of partial results fold pairwise onto the lower half
+    // while more than one vector is left (as vector adds); the last
+    // vector's lanes then join the result in order. A chain of L scalar
+    // adds would take about as long as the nest itself for a tile of a
+    // few vectors per lane.
+    int64_t VL = std::max<int64_t>(1, int64_t(VectorBits) / getDTypeBits(Ty));
+    int64_t W = L;
+    while (W > VL && W % (2 * VL) == 0) {
+      int64_t H = W / 2;
+      auto V = loopVar("l");
+      Value *LV = V.get();
+      std::vector<LoopDim> D;
+      D.push_back(dim(std::move(V), 0, H, true));
+      std::vector<ExprPtr> LI, HI, SI;
+      LI.push_back(ex::ref(LV));
+      HI.push_back(ex::add(ex::ref(LV), ex::intLit(H)));
+      SI.push_back(ex::ref(LV));
+      Stmts Fold;
+      Fold.push_back(store(P, std::move(SI), combine(Kind, ex::load(P, std::move(LI)),
+                                                      ex::load(P, std::move(HI)))));
+      Inner.push_back(forLoop(LoopKind::Parallel, std::move(D), std::move(Fold)));
+      W = H;
+    }
+    auto V = loopVar("l");
+    Value *LV = V.get();
+    std::vector<LoopDim> D;
+    D.push_back(dim(std::move(V), 0, W, false));
+    std::vector<ExprPtr> PI;
+    PI.push_back(ex::ref(LV));
+    Stmts Comb;
+    Comb.push_back(store(Acc, {}, combine(Kind, ex::load(Acc, {}), ex::load(P, std::move(PI)))));
+    Inner.push_back(forLoop(LoopKind::Unroll, std::move(D), std::move(Comb)));
+    Inner.push_back(store(Dst, std::move(DI), ex::load(Acc, {})));
+  }
+
+  /// Replaces the reductions left outside fused runs that
+  /// lowerReduction takes, in \p B and the blocks nested in it.
+  void lowerReductions(Block &B) {
+    Stmts Out;
+    for (StmtPtr &S : B.Stmts) {
+      for (Block *N : getNestedBlocks(*S))
+        lowerReductions(*N);
+      if (auto *Op = dyn_cast<OpStmt>(S.get()); Op && Op->getName() == "reduce")
+        if (std::optional<Stmts> L = lowerReduction(*Op)) {
+          Out.insert(Out.end(), std::make_move_iterator(L->begin()),
+                     std::make_move_iterator(L->end()));
+          continue;
+        }
+      Out.push_back(std::move(S));
+    }
+    B.Stmts = std::move(Out);
+  }
+
+  /// A reduction of a whole on-chip buffer of constant shape along its
+  /// innermost dimension into a whole buffer, outside a fused run (its
+  /// source is also used otherwise, as softmax's running tile is): each
+  /// row is walked in vectors of partial results, as in a run, instead of
+  /// one element after another. None when the reduction is not of that
+  /// form or a row is shorter than the partial results.
+  std::optional<Stmts> lowerReduction(const OpStmt &Op) {
+    const Region &SR = Op.getOperand("src").R, &DR = Op.getOperand("dst").R;
+    BufferValue *Src = SR.Buf, *Dst = DR.Buf;
+    auto OnChip = [](const BufferValue *B) {
+      return B->getScope() != MemScope::Global && B->getStrides().empty();
+    };
+    std::optional<std::vector<int64_t>> Shape = Src->getConstShape();
+    if (!SR.isWholeBuffer() || !DR.isWholeBuffer() || !OnChip(Src) || !OnChip(Dst) ||
+        !Shape || Shape->empty() || Dst->getRank() + 1 != Src->getRank() ||
+        uint64_t(Op.getAttrOrDefault("dim").getInt()) + 1 != Shape->size())
+      return std::nullopt;
+    std::string Kind = Op.getAttrOrDefault("kind").getStr().str();
+    DType Ty = Dst->getDType();
+    int64_t E = Shape->back(), L = lanes(Ty);
+    if (E < L)
+      return std::nullopt;
+    std::vector<LoopDim> OuterDims;
+    std::vector<ExprPtr> Row;
+    for (unsigned D = 0; D + 1 < Shape->size(); ++D) {
+      if ((*Shape)[D] == 1) {
+        Row.push_back(ex::intLit(0));
+        continue;
+      }
+      auto V = loopVar("i");
+      Row.push_back(ex::ref(V.get()));
+      OuterDims.push_back(dim(std::move(V), 0, (*Shape)[D], false));
+    }
+    Stmts Inner;
+    BufferValue *P = initPartials(Inner, Kind, Ty, L);
+    // P[Lane] = Kind(P[Lane], Src[Row..., Col]).
+    auto Accumulate = [&](ExprPtr Col, Value *Lane) {
+      std::vector<ExprPtr> SI;
+      for (const ExprPtr &X : Row)
+        SI.push_back(X->clone());
+      SI.push_back(std::move(Col));
+      ExprPtr X = ex::castTo(ex::load(Src, std::move(SI)), Ty);
+      if (llvm::StringRef(Kind).starts_with("abs")) {
+        std::vector<ExprPtr> Args;
+        Args.push_back(std::move(X));
+        X = ex::call(Intrinsic::Abs, std::move(Args));
+      }
+      std::vector<ExprPtr> LI, PI;
+      LI.push_back(ex::ref(Lane));
+      PI.push_back(ex::ref(Lane));
+      Stmts Body;
+      Body.push_back(store(P, std::move(PI), combine(Kind, ex::load(P, std::move(LI)), std::move(X))));
+      return Body;
+    };
+    if (int64_t Q = E / L) {
+      auto JO = loopVar("jo"), JL = loopVar("jl");
+      Value *JOV = JO.get(), *JLV = JL.get();
+      std::vector<LoopDim> DL, DO;
+      DL.push_back(dim(std::move(JL), 0, L, true));
+      Stmts OBody;
+      OBody.push_back(forLoop(LoopKind::Parallel, std::move(DL),
+                              Accumulate(ex::add(ex::mul(ex::ref(JOV), ex::intLit(L)),
+                                                 ex::ref(JLV)),
+                                         JLV)));
+      DO.push_back(dim(std::move(JO), 0, Q, false));
+      Inner.push_back(forLoop(LoopKind::Serial, std::move(DO), std::move(OBody)));
+    }
+    if (int64_t Rem = E % L) {
+      auto JT = loopVar("jt");
+      Value *JTV = JT.get();
+      std::vector<LoopDim> D;
+      D.push_back(dim(std::move(JT), 0, Rem, true));
+      Inner.push_back(forLoop(LoopKind::Parallel, std::move(D),
+                              Accumulate(ex::add(ex::intLit(E / L * L), ex::ref(JTV)), JTV)));
+    }
+    std::vector<ExprPtr> DI;
+    for (const ExprPtr &X : Row)
+      DI.push_back(X->clone());
+    foldPartials(Inner, Kind, P, L, Dst, std::move(DI), Op.getAttrOrDefault("clear").getBool());
+    if (OuterDims.empty())
+      return Inner;
+    Stmts Out;
+    Out.push_back(forLoop(LoopKind::Serial, std::move(OuterDims), std::move(Inner)));
+    return Out;
+  }
+
   /// The loop nest of a run over its whole domain.
   Stmts nest(const Run &R, bool Guarded) {
     const std::vector<int64_t> &Dom = R.Members.front().Domain;
@@ -729,22 +894,9 @@ private:
     int64_t L = lanes(Reduces.front()->Dst->getDType());
     Stmts Inner;
     llvm::DenseMap<const Stmt *, BufferValue *> Parts;
-    for (const Member *M : Reduces) {
-      auto *Op = cast<OpStmt>(M->S);
-      DType Ty = M->Dst->getDType();
-      BufferValue *P = alloc(Inner, "part", Ty, MemScope::Local, {L});
-      Parts[M->S] = P;
-      auto V = loopVar("l");
-      Value *LV = V.get();
-      std::vector<LoopDim> D;
-      D.push_back(dim(std::move(V), 0, L, true));
-      Stmts Init;
-      std::vector<ExprPtr> PI;
-      PI.push_back(ex::ref(LV));
-      Init.push_back(store(P, std::move(PI),
-                           identity(Op->getAttrOrDefault("kind").getStr().str(), Ty)));
-      Inner.push_back(forLoop(LoopKind::Parallel, std::move(D), std::move(Init)));
-    }
+    for (const Member *M : Reduces)
+      Parts[M->S] = initPartials(Inner, cast<OpStmt>(M->S)->getAttrOrDefault("kind").getStr(),
+                                 M->Dst->getDType(), L);
     if (int64_t Q = E / L) {
       auto JO = loopVar("jo"), JL = loopVar("jl");
       Value *JOV = JO.get(), *JLV = JL.get();
@@ -772,54 +924,11 @@ private:
     }
     for (const Member *M : Reduces) {
       auto *Op = cast<OpStmt>(M->S);
-      std::string Kind = Op->getAttrOrDefault("kind").getStr().str();
-      BufferValue *P = Parts[M->S];
-      DType Ty = M->Dst->getDType();
       std::vector<ExprPtr> DI;
       for (int Pos : M->DstPos)
         DI.push_back(Pos < 0 ? ex::intLit(0) : Elem[Pos]->clone());
-      BufferValue *Acc = alloc(Inner, "acc", Ty, MemScope::Var, {});
-      std::vector<ExprPtr> DI2;
-      for (const ExprPtr &X : DI)
-        DI2.push_back(X->clone());
-      Inner.push_back(store(Acc, {},
-                            Op->getAttrOrDefault("clear").getBool()
-                                ? identity(Kind, Ty)
-                                : ex::load(M->Dst, std::move(DI2))));
-      // Whole vectors of partial results fold pairwise onto the lower half
-      // while more than one vector is left (as vector adds); the last
-      // vector's lanes then join the result in order. A chain of L scalar
-      // adds would take about as long as the nest itself for a tile of a
-      // few vectors per lane.
-      int64_t VL = std::max<int64_t>(1, int64_t(VectorBits) / getDTypeBits(Ty));
-      int64_t W = L;
-      while (W > VL && W % (2 * VL) == 0) {
-        int64_t H = W / 2;
-        auto V = loopVar("l");
-        Value *LV = V.get();
-        std::vector<LoopDim> D;
-        D.push_back(dim(std::move(V), 0, H, true));
-        std::vector<ExprPtr> LI, HI, SI;
-        LI.push_back(ex::ref(LV));
-        HI.push_back(ex::add(ex::ref(LV), ex::intLit(H)));
-        SI.push_back(ex::ref(LV));
-        Stmts Fold;
-        Fold.push_back(store(P, std::move(SI), combine(Kind, ex::load(P, std::move(LI)),
-                                                        ex::load(P, std::move(HI)))));
-        Inner.push_back(forLoop(LoopKind::Parallel, std::move(D), std::move(Fold)));
-        W = H;
-      }
-      auto V = loopVar("l");
-      Value *LV = V.get();
-      std::vector<LoopDim> D;
-      D.push_back(dim(std::move(V), 0, W, false));
-      std::vector<ExprPtr> PI;
-      PI.push_back(ex::ref(LV));
-      Stmts Comb;
-      Comb.push_back(store(Acc, {}, combine(Kind, ex::load(Acc, {}),
-                                            ex::load(P, std::move(PI)))));
-      Inner.push_back(forLoop(LoopKind::Unroll, std::move(D), std::move(Comb)));
-      Inner.push_back(store(M->Dst, std::move(DI), ex::load(Acc, {})));
+      foldPartials(Inner, Op->getAttrOrDefault("kind").getStr(), Parts[M->S], L, M->Dst,
+                   std::move(DI), Op->getAttrOrDefault("clear").getBool());
     }
     if (OuterDims.empty())
       return Inner;
