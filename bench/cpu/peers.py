@@ -6,7 +6,7 @@ OpenBLAS picks its kernel for this CPU itself. Prints one JSON object:
 which BLAS NumPy runs (from threadpoolctl), and per measurement the
 median seconds of REPS timed runs after a warm-up.
 
-  peers.py THREADS REPS GEMM_SIZES ADD_N COPY_BYTES
+  peers.py THREADS REPS GEMM_SIZES ADD_N COPY_BYTES GEMV_N
 """
 import json
 import sys
@@ -49,6 +49,7 @@ def main():
     threads, reps = int(sys.argv[1]), int(sys.argv[2])
     gemm_sizes = [int(s) for s in sys.argv[3].split(",")]
     add_n, copy_bytes = int(sys.argv[4]), int(sys.argv[5])
+    gemv_n = int(sys.argv[6])
     rng = np.random.default_rng(0)
     out = {"numpy": np.__version__, "blas": blas_info(threads), "gemm": {}}
     for n in gemm_sizes:
@@ -56,6 +57,13 @@ def main():
         b = rng.random((n, n), dtype=np.float32) * 2 - 1
         c = np.empty((n, n), np.float32)
         out["gemm"][str(n)] = median_seconds(lambda: np.matmul(a, b, out=c), reps)
+    # sgemv: y = A x, A f32 [gemv_n, gemv_n] (np.matmul of a matrix and a
+    # vector calls OpenBLAS's sgemv).
+    a = rng.random((gemv_n, gemv_n), dtype=np.float32) * 2 - 1
+    x = rng.random(gemv_n, dtype=np.float32) * 2 - 1
+    y = np.empty(gemv_n, np.float32)
+    out["gemv"] = median_seconds(lambda: np.matmul(a, x, out=y), reps)
+    del a, x, y
     a = rng.random(add_n, dtype=np.float32)
     b = rng.random(add_n, dtype=np.float32)
     c = np.empty(add_n, np.float32)

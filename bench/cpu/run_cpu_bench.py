@@ -1,17 +1,30 @@
 #!/usr/bin/env python3
 """CPU benchmark of Tile's reference kernels against measured peers.
 
-Runs, in one invocation and at one thread count:
+Runs, in one invocation and at one thread count, each round interleaving
+the peers and Tile:
   tile-jit --bench on  f32 GEMM 1024^3 and 2048^3 (gemm_f32.tile here),
                        elementwise add of 2^26 f32 (examples/elementwise_add.tile),
                        RMSNorm 8192x8192 in f16 (examples/rmsnorm.tile) and
-                       f32 (rmsnorm_f32.tile here);
-  the peers            NumPy matmul on OpenBLAS (sgemm), NumPy add, and the
-                       copy bandwidth of a large memcpy on the same threads
-                       (copy_bw.c) and of numpy.copyto;
-and prints the ratios the CPU end-to-end issue sets targets for:
-  GEMM >= 0.5x OpenBLAS at equal threads; add and RMSNorm >= 0.8x the
-  measured copy bandwidth (bytes read + written per second).
+                       f32 (rmsnorm_f32.tile here), softmax f16 8192x4096
+                       (examples/softmax.tile), LayerNorm f16 8192x4096
+                       (layernorm.tile here), GEMV f16 8192^2
+                       (examples/gemv.tile), per-thread SAXPY of 2^26 f32
+                       (saxpy_threads.tile here), a bf16 linear layer with
+                       bias and ReLU at 1024^3 and 2048^3 (linear_bf16.tile)
+                       and the same GEMM without them (linear_bf16_plain.tile),
+                       FlashAttention f16, 1 x 8 heads x 2048 x 128
+                       (examples/flash_attention.tile);
+  the peers            NumPy matmul on OpenBLAS (sgemm, and sgemv at 8192^2),
+                       NumPy add, and the copy bandwidth of a large memcpy on
+                       the same threads (copy_bw.c) and of numpy.copyto;
+and prints the ratios the CPU issues set targets for: GEMM >= 0.5x
+OpenBLAS at equal threads; add, RMSNorm, LayerNorm and SAXPY >= 0.8x and
+softmax >= 0.5x the measured copy bandwidth (bytes read + written per
+second); GEMV >= 1.0x the bandwidth of OpenBLAS sgemv (bytes of its f32
+matrix and vectors per second); the linear layer >= 0.9x its GEMM without
+the epilogue, and that GEMM >= 0.8x OpenBLAS sgemm's GFLOP/s.
+FlashAttention is reported in GFLOP/s without a peer.
 Also the compile latency (.tile to a loaded kernel) of the f32 GEMM, from
 tile-jit --print-compile-time.
 
@@ -74,8 +87,8 @@ BENCH_RE = re.compile(r"bench: median ([0-9.]+) ms over \d+ runs, ([0-9.]+) GB/s
 STAGE_RE = re.compile(r"^\s+([a-z+ ]+):\s+([0-9.]+) ms$", re.M)
 
 
-def tile_jit(args, tile, dims, compile_time=False):
-    cmd = [args.tile_jit, tile, "-target=cpu", "--random", "--seed", "1",
+def tile_jit(args, tile, dims, compile_time=False, target="cpu"):
+    cmd = [args.tile_jit, tile, "-target=" + target, "--random", "--seed", "1",
            "--bench", str(args.reps), "--num-threads", str(args.threads)]
     for k, v in dims.items():
         cmd += ["--dim", "%s=%d" % (k, v)]
@@ -109,7 +122,7 @@ def copy_bw(exe, threads, nbytes, reps):
     return {"ms": float(m.group(1)), "gbs": float(m.group(2))}
 
 
-def peers(args, gemm_sizes, add_n, copy_bytes):
+def peers(args, gemm_sizes, add_n, copy_bytes, gemv_n):
     env = dict(os.environ)
     # Set on some machines for old OpenBLAS builds; they slow a current
     # one. Removed for this process only, so OpenBLAS chooses its kernel.
@@ -119,7 +132,7 @@ def peers(args, gemm_sizes, add_n, copy_bytes):
     env["OMP_NUM_THREADS"] = str(args.threads)
     out = run([args.python, os.path.join(HERE, "peers.py"), str(args.threads),
                str(args.reps), ",".join(map(str, gemm_sizes)), str(add_n),
-               str(copy_bytes)], env=env)
+               str(copy_bytes), str(gemv_n)], env=env)
     r = json.loads(out)
     r["unset_env"] = removed
     return r
@@ -152,6 +165,9 @@ def main():
     gemm_sizes = [256, 512] if args.quick else [1024, 2048]
     add_n = 1 << (20 if args.quick else 26)
     rms = (512, 1024) if args.quick else (8192, 8192)
+    rows2 = (512, 1024) if args.quick else (8192, 4096)  # softmax, LayerNorm
+    gemv_n = 1024 if args.quick else 8192
+    fa_s = 256 if args.quick else 2048
     copy_bytes = 3 * 4 * add_n  # as many bytes as the add moves
     gemm_tile = os.path.join(HERE, "gemm_f32.tile")
     examples = os.path.join(ROOT, "examples")
@@ -164,7 +180,7 @@ def main():
         for _ in range(args.rounds):
             r = {}
             r["copy_before"] = copy_bw(copy_exe, args.threads, copy_bytes // 2, args.reps)
-            r["peers"] = peers(args, gemm_sizes, add_n, copy_bytes // 2)
+            r["peers"] = peers(args, gemm_sizes, add_n, copy_bytes // 2, gemv_n)
             r["gemm"] = {}
             for i, n in enumerate(gemm_sizes):
                 r["gemm"][n] = tile_jit(args, gemm_tile, {"M": n, "N": n, "K": n},
@@ -175,6 +191,22 @@ def main():
                                         {"M": rms[0], "N": rms[1]})
             r["rmsnorm_f32"] = tile_jit(args, os.path.join(HERE, "rmsnorm_f32.tile"),
                                         {"M": rms[0], "N": rms[1]})
+            r["softmax"] = tile_jit(args, os.path.join(examples, "softmax.tile"),
+                                    {"M": rows2[0], "N": rows2[1]})
+            r["layernorm"] = tile_jit(args, os.path.join(HERE, "layernorm.tile"),
+                                      {"M": rows2[0], "N": rows2[1]})
+            r["gemv"] = tile_jit(args, os.path.join(examples, "gemv.tile"),
+                                 {"M": gemv_n, "K": gemv_n})
+            r["saxpy"] = tile_jit(args, os.path.join(HERE, "saxpy_threads.tile"),
+                                  {"N": add_n})
+            r["linear"], r["linear_plain"] = {}, {}
+            for n in gemm_sizes:
+                dims = {"M": n, "N": n, "K": n}
+                r["linear"][n] = tile_jit(args, os.path.join(HERE, "linear_bf16.tile"), dims)
+                r["linear_plain"][n] = tile_jit(
+                    args, os.path.join(HERE, "linear_bf16_plain.tile"), dims)
+            r["fa"] = tile_jit(args, os.path.join(examples, "flash_attention.tile"),
+                               {"B": 1, "H": 8, "S": fa_s})
             r["copy_after"] = copy_bw(copy_exe, args.threads, copy_bytes // 2, args.reps)
             results["rounds"].append(r)
     info["load_average_after"] = os.getloadavg()[0]
@@ -210,6 +242,36 @@ def main():
         t = best([r[key] for r in rounds], "ms")
         rows.append((name, t["ms"], "%.1f GB/s" % t["gbs"], "copy %.1f GB/s" % copy_ref,
                      t["gbs"] / copy_ref, 0.8, t["command"]))
+    for key, name, target in (
+            ("softmax", "softmax %dx%d f16" % rows2, 0.5),
+            ("layernorm", "LayerNorm %dx%d f16" % rows2, 0.8),
+            ("saxpy", "per-thread SAXPY 2^%d f32" % (add_n.bit_length() - 1), 0.8)):
+        t = best([r[key] for r in rounds], "ms")
+        rows.append((name, t["ms"], "%.1f GB/s" % t["gbs"], "copy %.1f GB/s" % copy_ref,
+                     t["gbs"] / copy_ref, target, t["command"]))
+    t = best([r["gemv"] for r in rounds], "ms")
+    sgemv_s = min(r["peers"]["gemv"] for r in rounds)
+    sgemv_gbs = 4.0 * (gemv_n * gemv_n + 2 * gemv_n) / sgemv_s / 1e9
+    rows.append(("GEMV %d^2 f16" % gemv_n, t["ms"], "%.1f GB/s" % t["gbs"],
+                 "OpenBLAS sgemv (f32) %.1f GB/s (%.2f ms)" % (sgemv_gbs, sgemv_s * 1e3),
+                 t["gbs"] / sgemv_gbs, 1.0, t["command"]))
+    for n in gemm_sizes:
+        plain = best([r["linear_plain"][n] for r in rounds], "ms")
+        lin = best([r["linear"][n] for r in rounds], "ms")
+        blas_s = min(r["peers"]["gemm"][str(n)] for r in rounds)
+        blas_gf = 2.0 * n ** 3 / blas_s / 1e9
+        plain_gf = 2.0 * n ** 3 / (plain["ms"] / 1e3) / 1e9
+        lin_gf = 2.0 * n ** 3 / (lin["ms"] / 1e3) / 1e9
+        rows.append(("bf16 linear + bias + ReLU %d^3" % n, lin["ms"], "%.1f GFLOP/s" % lin_gf,
+                     "same GEMM without epilogue %.1f GFLOP/s" % plain_gf,
+                     lin_gf / plain_gf, 0.9, lin["command"]))
+        rows.append(("bf16 linear GEMM %d^3 (no epilogue)" % n, plain["ms"],
+                     "%.1f GFLOP/s" % plain_gf,
+                     "OpenBLAS sgemm (f32) %.1f GFLOP/s" % blas_gf,
+                     plain_gf / blas_gf, 0.8, plain["command"]))
+    fa = best([r["fa"] for r in rounds], "ms")
+    rows.append(("FlashAttention f16 1x8x%dx128" % fa_s, fa["ms"],
+                 "%.1f GFLOP/s" % fa["gflops"], "none", None, None, fa["command"]))
     comp = best([r["gemm"][gemm_sizes[0]] for r in rounds],
                  "ms")["compile_ms"]
 
@@ -234,6 +296,9 @@ def main():
     print("| kernel | tile-jit median | tile-jit | peer | ratio | target | met |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for name, ms, rate, peer, ratio, target, _ in rows:
+        if ratio is None:
+            print("| %s | %.2f ms | %s | %s | - | - | - |" % (name, ms, rate, peer))
+            continue
         print("| %s | %.2f ms | %s | %s | %.2fx | >= %.1fx | %s |" % (
             name, ms, rate, peer, ratio, target, "yes" if ratio >= target else "no"))
     print()
