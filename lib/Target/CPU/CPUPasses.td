@@ -15,13 +15,9 @@ def MaterializeLaunch : Pass<CPUPasses, "cpu-materialize-launch"> {
     not depend on each other between barriers, so the loop is `parallel`
     (LLVM vectorizes it across threads) unless the run uses a local
     buffer, variable or fragment allocated outside it (one array for all
-    threads on the CPU) or an op (an atomic); then it is `serial`, and
-    with `remarks` a note says why.
+    threads on the CPU) or an op (an atomic); then it is `serial`, and a
+    missed remark says why.
   }];
-  let Options = [
-    PassOption<"remarks", "bool", "false",
-               "note each run whose threads stay one after another, and why">,
-  ];
   let Constructor = "createMaterializeLaunchPass";
 }
 

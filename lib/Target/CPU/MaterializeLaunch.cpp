@@ -15,7 +15,8 @@
 // What the run keeps per thread (a local buffer, a scalar variable, a
 // fragment) is one stack array for all threads on the CPU, and an op
 // (an atomic) may touch what another thread does: a run that uses either
-// stays a `serial` loop, with a remark (option `remarks`) saying why.
+// stays a `serial` loop, with a missed remark saying why
+// (-pass-remarks-missed=cpu-materialize-launch).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,8 +37,8 @@ namespace {
 
 class Materializer {
 public:
-  Materializer(Function &F, KernelStmt &K, DiagnosticEngine &Diag, bool Remarks)
-      : Names(F), K(K), Diag(Diag), Remarks(Remarks),
+  Materializer(Function &F, KernelStmt &K, RemarkEmitter Remarks)
+      : Names(F), K(K), Remarks(Remarks),
         Threads(*K.getThreads()->getConstInt()) {
     Dep.insert(K.getThreadIndex());
   }
@@ -184,10 +185,8 @@ private:
     LoopKind Kind = LoopKind::Parallel;
     if (auto [Why, Loc] = whyThreadsInOrder(Body.Stmts); !Why.empty()) {
       Kind = LoopKind::Serial;
-      if (Remarks)
-        Diag.note(Loc,
-                  "cpu-materialize-launch: the block's threads run one after "
-                  "another here, not as vector lanes: " + Why);
+      Remarks.missed(Loc, "the block's threads run one after another here, not as "
+                          "vector lanes: " + Why);
     }
     std::vector<LoopDim> Dims;
     Dims.push_back(std::move(D));
@@ -241,8 +240,7 @@ private:
 
   NameGenerator Names;
   KernelStmt &K;
-  DiagnosticEngine &Diag;
-  bool Remarks;
+  RemarkEmitter Remarks;
   int64_t Threads;
   llvm::DenseSet<const Value *> Dep;
   std::vector<const Value *> TxVars;
@@ -265,15 +263,14 @@ class MaterializeLaunchPass : public Pass {
 public:
   using Pass::Pass;
 
-  bool run(Module &M, PassState &State) override {
-    bool Remarks = getBoolOption("remarks");
+  bool run(Module &M, PassState &) override {
     for (const auto &F : M.getFunctions())
       walkStmts(F->getBodyMutable(), [&](Stmt &S) {
         auto *K = dyn_cast<KernelStmt>(&S);
         if (!K)
           return;
         if (K->getThreadIndex()) {
-          Materializer(*F, *K, State.Diag, Remarks).run();
+          Materializer(*F, *K, getRemarks(M)).run();
           K->takeThreadIndex();
         }
         dropBarriers(K->getBodyMutable());
