@@ -122,6 +122,21 @@ llvm::Error TargetRegistry::checkSharedKind(const TargetKindInfo &K,
   return llvm::Error::success();
 }
 
+llvm::Error TargetRegistry::addEmulator(llvm::StringRef Backend,
+                                        EmulatorFn Fn) {
+  const TargetBackendInfo *B = lookupBackend(Backend);
+  if (!B)
+    return makeError("cannot register an emulator for target backend '" +
+                     Backend + "': no such backend is registered");
+  if (!B->EmulatorName)
+    return makeError("cannot register an emulator for target backend '" +
+                     Backend + "': its .td declares none");
+  if (!Fn || !Emulators.try_emplace(B, Fn).second)
+    return makeError("target backend '" + Backend + "' " +
+                     (Fn ? "already has an emulator" : "given a null emulator"));
+  return llvm::Error::success();
+}
+
 llvm::Error TargetRegistry::addBackend(const TargetBackendInfo &B) {
   if (lookupBackend(B.Name))
     return makeError("target backend '" + llvm::Twine(B.Name) +

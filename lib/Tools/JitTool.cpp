@@ -56,10 +56,11 @@ bool Jit::resolve() {
 
 bool Jit::emulate() {
   const TargetBackendInfo &B = Ctx->getBackend();
-  if (!B.Emulator) {
+  EmulatorFn Emulate = Registry.getEmulator(B);
+  if (!Emulate) {
     std::vector<std::string> With;
     for (const TargetBackendInfo *O : Registry.getBackends())
-      if (O->Emulator)
+      if (Registry.getEmulator(*O))
         With.push_back(O->Name);
     std::sort(With.begin(), With.end());
     return fail("target '" + Opts.Target + "' (backend " + B.Name +
@@ -103,7 +104,7 @@ bool Jit::emulate() {
   EO.SM = &SM;
   EO.DataOffset = Opts.DataOffset;
   auto T0 = std::chrono::steady_clock::now();
-  if (llvm::Error E = B.Emulator(*Ctx, Lowered, EmuArgs, EO)) {
+  if (llvm::Error E = Emulate(*Ctx, Lowered, EmuArgs, EO)) {
     std::string Msg = llvm::toString(std::move(E));
     if (llvm::StringRef(Msg).contains(": error: "))
       return failLowering(Msg);

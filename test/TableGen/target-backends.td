@@ -106,7 +106,7 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT: llvm::Error genHostDevice(const BackendContext &, const Module &, KernelArtifact &);
 // CHECK-NEXT: llvm::Error genHostHost(const BackendContext &, const Module &, KernelArtifact &);
 // CHECK-NEXT: void registerDemoOps(OpRegistry &);
-// CHECK-NEXT: llvm::Error emulateNewGpu(const BackendContext &, const Function &, llvm::ArrayRef<ArgValue>, const EmulatorOptions &);
+// CHECK-NOT:  emulateNewGpu
 
 // Implications closed: feat_a = bits 1, 2, 3.
 // CHECK:      constexpr TargetFeatureInfo kFeatures[] = {
@@ -196,11 +196,11 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT:    kHostOutputs, 1,
 // CHECK-NEXT:    kHostExec, 1,
 // CHECK-NEXT:    true,
-// CHECK-NEXT:    nullptr, nullptr},
+// CHECK-NEXT:    nullptr},
 // CHECK-NEXT:   {"NewGpu", "g3 and later",
 // CHECK:         kNewGpuExec, 2,
 // CHECK-NEXT:    false,
-// CHECK-NEXT:    emulateNewGpu, "emulateNewGpu"},
+// CHECK-NEXT:    "emulateNewGpu"},
 // CHECK-NEXT:   {"OldGpu", "generations before g3",
 
 // CHECK:      llvm::Error registerAllTargetBackends(TargetRegistry &R) {
@@ -210,6 +210,17 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT:   return llvm::Error::success();
 // CHECK-NEXT: }
 // CHECK:      #endif // GET_TILE_TARGET_BACKEND_TABLE
+
+// The emulators, apart: only the programs that emulate link them.
+// CHECK:      #ifdef GET_TILE_TARGET_EMULATOR_TABLE
+// CHECK:      // Emulators, defined in the backends' emulator libraries.
+// CHECK-NEXT: llvm::Error emulateNewGpu(const BackendContext &, const Function &, llvm::ArrayRef<ArgValue>, const EmulatorOptions &);
+// CHECK:      llvm::Error registerAllTargetEmulators(TargetRegistry &R) {
+// CHECK-NEXT:   if (llvm::Error E = R.addEmulator("NewGpu", emulateNewGpu))
+// CHECK-NEXT:     return E;
+// CHECK-NEXT:   return llvm::Error::success();
+// CHECK-NEXT: }
+// CHECK:      #endif // GET_TILE_TARGET_EMULATOR_TABLE
 
 // OPTS: namespace demo::ns {
 // OPTS: } // namespace demo::ns

@@ -30,6 +30,7 @@
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -DDUPEXEC %s 2>&1 | FileCheck %s --check-prefix=DUPEXEC --implicit-check-not=error:
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -DNOOUTPUT %s 2>&1 | FileCheck %s --check-prefix=NOOUTPUT --implicit-check-not=error:
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -target-register-fn=not::ident %s 2>&1 | FileCheck %s --check-prefix=BADREGFN --implicit-check-not=error:
+// RUN: not tile-tblgen -gen-target-backends -I %tile_include -target-register-emulators-fn=not::ident %s 2>&1 | FileCheck %s --check-prefix=BADEMUFN --implicit-check-not=error:
 
 include "tile/Exec/ExecutionBackends.td"
 
@@ -319,3 +320,4 @@ def Other : Simple<"Other", CaseKind> {
 #endif
 
 // BADREGFN: error: -target-register-fn='not::ident' is not a C++ identifier
+// BADEMUFN: error: -target-register-emulators-fn='not::ident' is not a C++ identifier

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Target/AllEmulators.h"
 #include "tile/Target/AllTargets.h"
 #include "tile/Transforms/PassManager.h"
 #include "tile/Target/TargetRegistry.h"
@@ -51,6 +52,11 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Tile JIT: compile and run a kernel\n");
   tile::TargetRegistry Registry;
   if (Error E = tile::registerAllTargetBackends(Registry)) {
+    errs() << "tile-jit: error: " << toString(std::move(E)) << "\n";
+    return 1;
+  }
+  // --emulate runs the backends' emulators.
+  if (Error E = tile::registerAllTargetEmulators(Registry)) {
     errs() << "tile-jit: error: " << toString(std::move(E)) << "\n";
     return 1;
   }

@@ -15,6 +15,7 @@
 #include "tile/IR/Interpreter.h"
 #include "tile/IR/Parser.h"
 #include "tile/IR/Verifier.h"
+#include "tile/Target/AllEmulators.h"
 #include "tile/Target/AllTargets.h"
 #include "tile/Target/BackendContext.h"
 #include "tile/Target/Emulator.h"
@@ -31,6 +32,7 @@ class CUDAEmulatorTest : public ::testing::Test {
 protected:
   void SetUp() override {
     llvm::cantFail(registerAllTargetBackends(Registry));
+    llvm::cantFail(registerAllTargetEmulators(Registry));
     Registry.registerDialects(Ctx.getOpRegistry());
   }
 
@@ -55,10 +57,12 @@ protected:
         resolveBackendContext(Registry, Target, "", "auto", RO);
     if (!BC)
       return "cannot resolve: " + llvm::toString(BC.takeError());
-    EXPECT_NE(BC->getBackend().Emulator, nullptr);
+    EmulatorFn Emulate = Registry.getEmulator(BC->getBackend());
+    if (!Emulate)
+      return "no emulator registered";
     EmulatorOptions EO;
     EO.SM = &SM;
-    std::string Msg = tile::testing::errorText(BC->getBackend().Emulator(
+    std::string Msg = tile::testing::errorText(Emulate(
         *BC, *Modules.back()->getFunctions().front(), Args, EO));
     return Msg.substr(0, Msg.find('\n'));
   }

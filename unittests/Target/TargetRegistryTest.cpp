@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/IR/IR.h"
+#include "tile/Target/AllEmulators.h"
 #include "tile/Target/AllTargets.h"
 #include "tile/Target/TargetRegistry.h"
 #include "TestHelpers.h"
@@ -129,6 +130,28 @@ TEST(TargetRegistry, RegisteringTwiceIsRejected) {
   EXPECT_EQ(errorText(registerAllTargetBackends(R)),
             "target backend 'CPU' is already registered");
   EXPECT_EQ(R.getBackends().size(), 7u);
+}
+
+TEST(TargetRegistry, EmulatorsAreRegisteredApart) {
+  TargetRegistry R = makeRegistry();
+  const TargetBackendInfo *Cuda = R.lookupBackend("CUDA");
+  const TargetBackendInfo *Cpu = R.lookupBackend("CPU");
+  ASSERT_TRUE(Cuda && Cpu);
+  // Declared in the .td, but not linked until a program registers it.
+  EXPECT_STREQ(Cuda->EmulatorName, "emulateCUDA");
+  EXPECT_EQ(R.getEmulator(*Cuda), nullptr);
+  llvm::cantFail(registerAllTargetEmulators(R));
+  EXPECT_NE(R.getEmulator(*Cuda), nullptr);
+  EXPECT_EQ(R.getEmulator(*Cpu), nullptr);
+  EXPECT_EQ(errorText(registerAllTargetEmulators(R)),
+            "target backend 'CUDA' already has an emulator");
+  EXPECT_EQ(errorText(R.addEmulator("NoSuch", R.getEmulator(*Cuda))),
+            "cannot register an emulator for target backend 'NoSuch': no "
+            "such backend is registered");
+  EXPECT_EQ(errorText(R.addEmulator("CPU", R.getEmulator(*Cuda))),
+            "cannot register an emulator for target backend 'CPU': its .td "
+            "declares none");
+  EXPECT_EQ(R.getEmulator(*Cpu), nullptr);
 }
 
 TEST(TargetRegistry, DialectsAreRegisteredWithTheirBackends) {

@@ -42,6 +42,11 @@ static cl::opt<std::string> RegisterFnName(
     "target-register-fn",
     cl::desc("Name of the generated registration function"),
     cl::init("registerAllTargetBackends"), cl::cat(BackendCat));
+static cl::opt<std::string> RegisterEmulatorsFnName(
+    "target-register-emulators-fn",
+    cl::desc("Name of the generated function that registers the backends' "
+             "emulators"),
+    cl::init("registerAllTargetEmulators"), cl::cat(BackendCat));
 static cl::opt<std::string> EnumNamespace(
     "target-namespace",
     cl::desc("C++ namespace of the generated backend/kind/feature enums"),
@@ -455,6 +460,7 @@ private:
 
   void emitEnums(raw_ostream &OS);
   void emitTable(raw_ostream &OS);
+  void emitEmulatorTable(raw_ostream &OS);
 
   const RecordKeeper &RK;
   std::vector<FeatureDesc> Features;
@@ -936,7 +942,7 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
 
   // Entry points and dialect registration, resolved at link time.
   std::set<std::string> Pipelines, Builders, PassRegistrations, CodeGens,
-      DialectFns, Emulators;
+      DialectFns;
   for (const BackendDesc &B : Backends) {
     Pipelines.insert(B.Pipeline);
     if (!B.PassPipeline.empty())
@@ -948,8 +954,6 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
       CodeGens.insert(B.HostCodeGen);
     for (const Record *D : B.Dialects)
       DialectFns.insert(D->getValueAsString("RegisterFn").str());
-    if (!B.Emulator.empty())
-      Emulators.insert(B.Emulator);
   }
   OS << "// Entry points, defined in each backend's library.\n";
   for (const std::string &F : Pipelines)
@@ -963,10 +967,6 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
        << "(const BackendContext &, const Module &, KernelArtifact &);\n";
   for (const std::string &F : DialectFns)
     OS << "void " << F << "(OpRegistry &);\n";
-  for (const std::string &F : Emulators)
-    OS << "llvm::Error " << F
-       << "(const BackendContext &, const Function &, llvm::ArrayRef<ArgValue>, "
-          "const EmulatorOptions &);\n";
   OS << "\nnamespace {\n\n";
 
   OS << "//===--- Target features (implications closed) ---===//\n\n"
@@ -1153,9 +1153,7 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
        << Arr(!B.Outputs.empty(), "k" + B.Id + "Outputs", B.Outputs.size())
        << ",\n   " << Arr(!B.Exec.empty(), "k" + B.Id + "Exec", B.Exec.size())
        << ",\n   " << (B.HostCapable ? "true" : "false") << ",\n   "
-       << (B.Emulator.empty() ? "nullptr, nullptr"
-                              : B.Emulator + ", " + quote(B.Emulator))
-       << "},\n";
+       << (B.Emulator.empty() ? "nullptr" : quote(B.Emulator)) << "},\n";
   }
   OS << "};\n\n} // namespace\n\n";
 
@@ -1170,6 +1168,31 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
      << "} // namespace tile\n#endif // GET_TILE_TARGET_BACKEND_TABLE\n";
 }
 
+void TargetBackendEmitter::emitEmulatorTable(raw_ostream &OS) {
+  OS << "\n#ifdef GET_TILE_TARGET_EMULATOR_TABLE\n"
+     << "#undef GET_TILE_TARGET_EMULATOR_TABLE\nnamespace tile {\n\n";
+  std::set<std::string> Emulators;
+  for (const BackendDesc &B : Backends)
+    if (!B.Emulator.empty())
+      Emulators.insert(B.Emulator);
+  OS << "// Emulators, defined in the backends' emulator libraries.\n";
+  for (const std::string &F : Emulators)
+    OS << "llvm::Error " << F
+       << "(const BackendContext &, const Function &, llvm::ArrayRef<ArgValue>, "
+          "const EmulatorOptions &);\n";
+  OS << "\n/// Registers the emulator of every backend of this list that "
+        "declares one.\n"
+     << "llvm::Error " << RegisterEmulatorsFnName << "(TargetRegistry &R) {\n";
+  if (Emulators.empty())
+    OS << "  (void)R;\n";
+  for (const BackendDesc &B : Backends)
+    if (!B.Emulator.empty())
+      OS << "  if (llvm::Error E = R.addEmulator(" << quote(B.Name) << ", "
+         << B.Emulator << "))\n    return E;\n";
+  OS << "  return llvm::Error::success();\n}\n\n"
+     << "} // namespace tile\n#endif // GET_TILE_TARGET_EMULATOR_TABLE\n";
+}
+
 void TargetBackendEmitter::run(raw_ostream &OS) {
   collectFeatures();
   collectKinds();
@@ -1178,12 +1201,16 @@ void TargetBackendEmitter::run(raw_ostream &OS) {
   checkKindOwnership();
   if (ErrorsPrinted)
     return;
+  if (!isCppIdentifier(RegisterEmulatorsFnName))
+    PrintFatalError("-target-register-emulators-fn='" +
+                    RegisterEmulatorsFnName + "' is not a C++ identifier");
   if (!isCppIdentifier(RegisterFnName))
     PrintFatalError("-target-register-fn='" + RegisterFnName +
                     "' is not a C++ identifier");
   emitSourceFileHeader("Tile target backends", OS, RK);
   emitEnums(OS);
   emitTable(OS);
+  emitEmulatorTable(OS);
 }
 
 static void emitTargetBackends(const RecordKeeper &RK, raw_ostream &OS) {

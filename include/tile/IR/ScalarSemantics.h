@@ -2,7 +2,7 @@
 //
 // The meaning of Tile's scalar expressions, in one place for the evaluators
 // that run them: the reference interpreter (lib/IR/Interpreter.cpp) and the
-// backends' emulators (lib/Target/CUDA/SIMTEmulator.h). Integers are exact
+// backends' emulators (lib/Target/CUDA/Emulator/SIMTEmulator.h). Integers are exact
 // 64-bit values that wrap to their type's width; floats are computed in
 // f64; min/max propagate NaN; integer division by zero, signed division
 // overflow and out-of-range shifts are faults, reported through a callback

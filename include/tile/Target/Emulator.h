@@ -4,9 +4,13 @@
 // its TargetBackend record): a function that runs a function as the
 // backend's pipeline left it, on host tensors, modelling the device's
 // execution of that code (its threads, memories and dialect ops) rather
-// than the language's semantics. Tools reach it through the resolved
-// BackendContext (tile-jit --emulate), so that the numerics of a lowering
-// can be checked against the reference interpreter without the device.
+// than the language's semantics. The function lives in the backend's
+// emulator library (tile_add_target_emulator in lib/Target/CMakeLists.txt),
+// apart from its compiler library; a program that emulates registers it
+// with registerAllTargetEmulators (tile/Target/AllEmulators.h) and reaches
+// it through TargetRegistry::getEmulator (tile-jit --emulate), so that the
+// numerics of a lowering can be checked against the reference interpreter
+// without the device.
 //
 //===----------------------------------------------------------------------===//
 

@@ -210,7 +210,9 @@ class DeviceOutput<DeviceFormat format, OutputMode mode> {
 ///                                const EmulatorOptions &): runs a function
 ///                  after the backend's pipeline on host tensors, modelling
 ///                  the device (tile-jit --emulate); empty when the backend
-///                  has none
+///                  has none. Defined in the backend's emulator library
+///                  (tile_add_target_emulator), registered apart by the
+///                  generated registerAllTargetEmulators
 class TargetBackend<string name> {
   string Name = name;
   string Summary = "";

@@ -195,8 +195,10 @@ struct TargetBackendInfo {
   unsigned NumExec;
   /// Its kinds may serve as the host target of other backends.
   bool HostCapable;
-  /// Null when the backend has no emulator (tile-jit --emulate).
-  EmulatorFn Emulator;
+  /// The emulator the backend declares (tile-jit --emulate), null when
+  /// none. Its function lives in the backend's emulator library and is
+  /// registered apart (TargetRegistry::addEmulator), so that only the
+  /// programs that emulate link it.
   const char *EmulatorName;
 
   llvm::ArrayRef<BackendKindInfo> kinds() const { return {Kinds, NumKinds}; }

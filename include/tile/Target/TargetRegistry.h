@@ -17,6 +17,7 @@
 
 #include "tile/Target/BackendContext.h"
 #include "tile/Target/TargetBackend.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
@@ -64,6 +65,15 @@ public:
   llvm::Expected<const TargetBackendInfo *>
   selectBackend(const TargetSpec &T) const;
 
+  /// Registers \p Fn as the emulator of backend \p Backend, which must be
+  /// registered and declare an emulator. Fails, leaving the registry
+  /// unchanged, otherwise or when it already has one.
+  llvm::Error addEmulator(llvm::StringRef Backend, EmulatorFn Fn);
+  /// The emulator registered for \p B, or null.
+  EmulatorFn getEmulator(const TargetBackendInfo &B) const {
+    return Emulators.lookup(&B);
+  }
+
   /// Registers the ops of every registered backend's dialects.
   void registerDialects(OpRegistry &Ops) const;
 
@@ -85,6 +95,7 @@ private:
   /// Kind names and aliases.
   llvm::StringMap<const TargetKindInfo *> Words;
   AvailabilityFn Availability;
+  llvm::DenseMap<const TargetBackendInfo *, EmulatorFn> Emulators;
 };
 
 } // namespace tile
