@@ -19,6 +19,15 @@ else()
   set(TILE_LLVM_LIBS LLVM)
 endif()
 
+# tile_record_links(name links...): the direct links of a library or tool,
+# for <build>/link-graph.txt, which utils/check-link-graph.py compares with
+# docs/Architecture.md (ctest: architecture-link-graph).
+function(tile_record_links name)
+  file(RELATIVE_PATH _dir ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  string(REPLACE ";" " " _links "${ARGN}")
+  set_property(GLOBAL APPEND PROPERTY TILE_LINK_GRAPH "${_dir} ${name}: ${_links}")
+endfunction()
+
 # tile_add_library(name SOURCES... [DEPENDS tablegen-targets] [LINK libs])
 function(tile_add_library name)
   cmake_parse_arguments(ARG "" "" "DEPENDS;LINK" ${ARGN})
@@ -28,6 +37,7 @@ function(tile_add_library name)
   endif()
   target_link_libraries(${name} PUBLIC ${ARG_LINK} ${TILE_LLVM_LIBS})
   target_include_directories(${name} INTERFACE $<INSTALL_INTERFACE:include>)
+  tile_record_links(${name} ${ARG_LINK})
   set_target_properties(${name} PROPERTIES
     BUILD_RPATH "${CMAKE_BINARY_DIR}/lib"
     INSTALL_RPATH "$ORIGIN"
@@ -42,6 +52,7 @@ function(tile_add_tool name)
   cmake_parse_arguments(ARG "" "" "LINK" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE ${ARG_LINK} ${TILE_LLVM_LIBS})
+  tile_record_links(${name} ${ARG_LINK})
   set_target_properties(${name} PROPERTIES
     BUILD_RPATH "${CMAKE_BINARY_DIR}/lib"
     INSTALL_RPATH "$ORIGIN/../lib")
