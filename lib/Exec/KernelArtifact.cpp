@@ -1,9 +1,14 @@
 //===- KernelArtifact.cpp - Export and import of artifacts ----------------===//
 //
-// The file format: the magic "TILEART\0", a little-endian u32 version,
-// then every field in a fixed order; strings and lists are prefixed by
-// their u64 length. Reading checks every length against what is left, so a
-// truncated or corrupt file is an error, not a crash.
+// The file format: the magic "TILEART\0", the version (kVersion) as a
+// little-endian u64, then every field in the fixed order of serialize():
+// integers as little-endian u64 (small enums and flags packed into one),
+// strings and lists prefixed by their u64 length, the notes as a list of
+// key/value string pairs. Optional sections follow, each an 8-byte tag
+// (kLaunchTag, kArgBytesTag, kTensorMapTag) and then its record for every
+// kernel in entry order; a section no kernel needs is left out. Reading
+// checks every length against what is left, so a truncated or corrupt file
+// is an error, not a crash.
 //
 //===----------------------------------------------------------------------===//
 
