@@ -51,12 +51,9 @@ int main(int argc, char **argv) {
   tile::initToolOptions({&JitCat});
   cl::ParseCommandLineOptions(argc, argv, "Tile JIT: compile and run a kernel\n");
   tile::TargetRegistry Registry;
-  if (Error E = tile::registerAllTargetBackends(Registry)) {
-    errs() << "tile-jit: error: " << toString(std::move(E)) << "\n";
-    return 1;
-  }
-  // --emulate runs the backends' emulators.
-  if (Error E = tile::registerAllTargetEmulators(Registry)) {
+  // The backends, and for --emulate their emulators.
+  if (Error E = joinErrors(tile::registerAllTargetBackends(Registry),
+                           tile::registerAllTargetEmulators(Registry))) {
     errs() << "tile-jit: error: " << toString(std::move(E)) << "\n";
     return 1;
   }
