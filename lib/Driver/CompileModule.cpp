@@ -44,6 +44,12 @@ private:
 llvm::Error tile::lowerModule(const TargetRegistry &Registry,
                               const BackendContext &Ctx, Module &M,
                               DiagnosticEngine &Diag, CompileTimings *Timings) {
+  for (const auto &F : M.getFunctions())
+    if (!F->getTunables().empty())
+      return llvm::createStringError(
+          "'@" + F->getName() +
+          "' has tunable parameters; specialize it for a config first "
+          "(tile::specializeModule)");
   {
     StageTimer ST(Timings, "dialect check");
     if (!verifyDialectUse(Registry, Ctx, M, Diag))

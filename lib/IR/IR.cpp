@@ -431,9 +431,18 @@ Value *Function::lookupDim(llvm::StringRef Name) const {
   return nullptr;
 }
 
+const TunableDecl *Function::lookupTunable(llvm::StringRef Name) const {
+  for (const TunableDecl &T : Tunables)
+    if (T.getName() == Name)
+      return &T;
+  return nullptr;
+}
+
 std::unique_ptr<Function> Function::clone() const {
   auto F = std::make_unique<Function>(Name, Loc);
   ValueMap Map;
+  for (const TunableDecl &T : Tunables)
+    F->Tunables.push_back({cloneScalar(*T.Var, Map), T.Default, T.Candidates});
   for (const auto &D : Dims)
     F->Dims.push_back(cloneScalar(*D, Map));
   for (const auto &P : Params) {
@@ -450,6 +459,16 @@ std::unique_ptr<Function> Function::clone() const {
 Function *Module::addFunction(std::unique_ptr<Function> F) {
   Funcs.push_back(std::move(F));
   return Funcs.back().get();
+}
+
+Function *Module::replaceFunction(const Function *Old,
+                                  std::unique_ptr<Function> New) {
+  for (auto &F : Funcs)
+    if (F.get() == Old) {
+      F = std::move(New);
+      return F.get();
+    }
+  llvm_unreachable("not a function of this module");
 }
 
 Function *Module::lookupFunction(llvm::StringRef Name) const {

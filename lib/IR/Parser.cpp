@@ -11,6 +11,7 @@
 #include "tile/IR/Parser.h"
 #include "Lexer.h"
 #include "LiteralTyping.h"
+#include "tile/IR/ScalarSemantics.h"
 #include "tile/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -177,6 +178,7 @@ private:
   //===--- Grammar --------------------------------------------------------===//
   std::unique_ptr<Function> parseFunction();
   std::unique_ptr<Value> parseParam();
+  bool parseTunable(Function &F);
   ExprPtr parseShapeDim();
   bool parseBlock(Block &B);
   StmtPtr parseStmt();
@@ -293,6 +295,10 @@ std::unique_ptr<Function> Parser::parseFunction() {
   CurFunc = F.get();
   Scopes.clear();
   ScopeGuard Top(*this);
+  if (consumeIf(TokKind::Lt) &&
+      !parseCommaList(TokKind::Gt, "to end the tunable parameters",
+                      [&] { return parseTunable(*F); }, /*AllowEmpty=*/false))
+    return nullptr;
   if (!expect(TokKind::LParen, "to start the parameter list"))
     return nullptr;
   if (!parseCommaList(TokKind::RParen, "to end the parameter list", [&] {
@@ -346,6 +352,10 @@ ExprPtr Parser::parseShapeDim() {
       error("'" + Tok.Text +
             "' is a reserved word and cannot name a symbolic dimension");
       return nullptr;
+    }
+    if (const TunableDecl *T = CurFunc->lookupTunable(Tok.Text)) {
+      consume();
+      return std::make_unique<RefExpr>(T->Var.get(), Loc);
     }
     Value *D = CurFunc->getOrCreateDim(Tok.Text, Loc);
     consume();
@@ -401,6 +411,85 @@ std::unique_ptr<Value> Parser::parseParam() {
   return std::make_unique<BufferValue>(Name, *Ty, MemScope::Global,
                                        std::move(Shape), std::move(Strides),
                                        /*IsParam=*/true, Loc);
+}
+
+/// Whether \p V is a value of integer type \p Ty.
+static bool fitsIntType(int64_t V, DType Ty) {
+  return isUnsigned(Ty) ? V >= 0 && scalar::wrapInt(uint64_t(V), Ty) == V
+                        : scalar::wrapInt(uint64_t(V), Ty) == V;
+}
+
+/// `NAME: type = default [in [c0, c1, ...]]`
+bool Parser::parseTunable(Function &F) {
+  SMLoc Loc = Tok.getLoc();
+  if (!Tok.is(TokKind::Ident) || parseDType(Tok.Text))
+    return error("expected a tunable parameter name like 'BM', found " +
+                 describeTok());
+  StringRef Name = Tok.Text;
+  if (isReservedName(Name))
+    return error("'" + Name +
+                 "' is a reserved word and cannot name a tunable parameter");
+  if (const TunableDecl *Old = F.lookupTunable(Name)) {
+    error(Loc, "redefinition of tunable parameter '" + Name + "'");
+    Diag.note(Old->Var->getLoc(), "previous definition is here");
+    return false;
+  }
+  consume();
+  if (!expect(TokKind::Colon, "after the tunable parameter name"))
+    return false;
+  SMLoc TyLoc = Tok.getLoc();
+  std::optional<DType> Ty = parseDTypeTok("in the tunable parameter's type");
+  if (!Ty)
+    return false;
+  if (!isInteger(*Ty) || isBool(*Ty))
+    return error(TyLoc, "tunable parameter '" + Name +
+                            "' must have an integer type (i8..i64, u8..u64), "
+                            "not " + getDTypeName(*Ty));
+  auto ParseValue = [&](int64_t &V, StringRef What) {
+    SMLoc VLoc = Tok.getLoc();
+    bool Neg = consumeIf(TokKind::Minus);
+    if (!Tok.is(TokKind::Int))
+      return error("expected an integer " + What + " of tunable parameter '" +
+                   Name + "', found " + describeTok());
+    if (!parseIntTok(V))
+      return false;
+    consume();
+    V = Neg ? -V : V;
+    if (!fitsIntType(V, *Ty))
+      return error(VLoc, Twine(V) + " does not fit the type " +
+                             getDTypeName(*Ty) + " of tunable parameter '" +
+                             Name + "'");
+    return true;
+  };
+  TunableDecl T;
+  T.Var = std::make_unique<Value>(Value::Kind::Tunable, Name, *Ty, Loc);
+  if (!expect(TokKind::Equal, "and a default value after the tunable "
+                              "parameter's type") ||
+      !ParseValue(T.Default, "default"))
+    return false;
+  if (consumeIfIdent("in")) {
+    SMLoc ListLoc = Tok.getLoc();
+    if (!expect(TokKind::LBrack, "to start the candidate values") ||
+        !parseCommaList(TokKind::RBrack, "to end the candidate values", [&] {
+          SMLoc CLoc = Tok.getLoc();
+          int64_t C;
+          if (!ParseValue(C, "candidate"))
+            return false;
+          if (llvm::is_contained(T.Candidates, C))
+            return error(CLoc, "candidate " + Twine(C) +
+                                   " of tunable parameter '" + Name +
+                                   "' is listed twice");
+          T.Candidates.push_back(C);
+          return true;
+        }, /*AllowEmpty=*/false))
+      return false;
+    if (!llvm::is_contained(T.Candidates, T.Default))
+      return error(ListLoc, "the default " + Twine(T.Default) +
+                                " of tunable parameter '" + Name +
+                                "' is not one of its candidates");
+  }
+  F.addTunable(std::move(T));
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1276,6 +1365,8 @@ PExpr Parser::parsePrimary() {
               false};
     if (Tok.is(TokKind::LParen) || Tok.is(TokKind::Lt))
       return parseCallLike(Name, Loc);
+    if (const TunableDecl *T = CurFunc->lookupTunable(Name))
+      return {std::make_unique<RefExpr>(T->Var.get(), Loc), false};
     if (Value *D = CurFunc->lookupDim(Name))
       return {std::make_unique<RefExpr>(D, Loc), false};
     error(Loc, "unknown symbolic dimension '" + Name +

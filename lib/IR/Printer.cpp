@@ -81,7 +81,8 @@ static void printExprPrec(const Expr &E, llvm::raw_ostream &OS,
   }
   case Expr::Kind::Ref: {
     const Value *V = cast<RefExpr>(E).getValue();
-    if (V->getKind() != Value::Kind::Dim)
+    if (V->getKind() != Value::Kind::Dim &&
+        V->getKind() != Value::Kind::Tunable)
       OS << '%';
     OS << V->getName();
     return;
@@ -352,7 +353,24 @@ void tile::printStmt(const Stmt &S, llvm::raw_ostream &OS, unsigned Indent) {
 }
 
 void tile::printFunction(const Function &F, llvm::raw_ostream &OS) {
-  OS << "func @" << F.getName() << '(';
+  OS << "func @" << F.getName();
+  if (!F.getTunables().empty()) {
+    OS << '<';
+    llvm::ListSeparator TS;
+    for (const TunableDecl &T : F.getTunables()) {
+      OS << TS << T.getName() << ": " << getDTypeName(T.Var->getDType())
+         << " = " << T.Default;
+      if (!T.Candidates.empty()) {
+        OS << " in [";
+        llvm::ListSeparator CS;
+        for (int64_t C : T.Candidates)
+          OS << CS << C;
+        OS << ']';
+      }
+    }
+    OS << '>';
+  }
+  OS << '(';
   llvm::ListSeparator LS;
   for (const auto &P : F.getParams()) {
     OS << LS << '%' << P->getName() << ": " << getDTypeName(P->getDType());

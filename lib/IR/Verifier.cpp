@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/IR/Verifier.h"
+#include "tile/IR/Specialize.h"
 #include "tile/IR/Printer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -902,7 +903,16 @@ private:
 } // namespace
 
 bool tile::verifyFunction(const Function &F, DiagnosticEngine &D) {
-  return Verifier(D).run(F);
+  if (F.getTunables().empty())
+    return Verifier(D).run(F);
+  // A function with tunable parameters is valid when its default config
+  // is; other configs are verified when they are specialized.
+  llvm::Expected<std::unique_ptr<Function>> S = specializeFunction(F, {});
+  if (!S) {
+    D.error(F.getLoc(), llvm::toString(S.takeError()));
+    return false;
+  }
+  return Verifier(D).run(**S);
 }
 
 bool tile::verifyModule(const Module &M, DiagnosticEngine &D) {

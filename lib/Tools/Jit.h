@@ -18,6 +18,7 @@
 #include "tile/Driver/HostTensor.h"
 #include "tile/Exec/Executor.h"
 #include "tile/IR/IR.h"
+#include "tile/IR/Specialize.h"
 #include "tile/Target/BackendContext.h"
 #include "tile/Tools/JitTool.h"
 #include "llvm/ADT/DenseSet.h"
@@ -103,6 +104,10 @@ private:
   std::unique_ptr<Module> Single;
   /// A pristine copy of it, for the reference interpreter.
   std::unique_ptr<Module> Pristine;
+  /// The chosen function as parsed, tunable parameters unresolved.
+  const Function *Generic = nullptr;
+  /// The tunable parameters' values from --param.
+  TunableConfig Config;
   const Function *F = nullptr;
   const Function *RefF = nullptr;
   llvm::DenseSet<const Value *> Read, Written;

@@ -9,6 +9,7 @@
 
 #include "Jit.h"
 #include "tile/IR/Parser.h"
+#include "tile/IR/Specialize.h"
 #include "tile/IR/Verifier.h"
 #include "tile/IR/Walk.h"
 #include "tile/Target/TargetRegistry.h"
@@ -200,8 +201,19 @@ bool Jit::parse() {
     }
   }
   // Only the chosen function is compiled; the reference keeps a pristine copy.
+  // A function with tunable parameters is specialized for --param (the
+  // defaults for the others).
+  Generic = F;
   Single = std::make_unique<Module>(TC);
   Single->addFunction(F->clone());
+  llvm::Expected<TunableConfig> C = parseParamAssignments(Opts.Params);
+  if (!C)
+    return fail(llvm::toString(C.takeError()));
+  Config = std::move(*C);
+  if (llvm::Error E = specializeAndVerifyModule(*Single, Config, Diag)) {
+    std::string Msg = llvm::toString(std::move(E));
+    return Diag.hadError() ? false : fail(Msg);
+  }
   F = Single->getFunctions().front().get();
   Pristine = Single->clone();
   RefF = Pristine->getFunctions().front().get();

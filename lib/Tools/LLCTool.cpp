@@ -10,6 +10,7 @@
 #include "tile/Driver/CompileModule.h"
 #include "tile/IR/Parser.h"
 #include "tile/IR/Printer.h"
+#include "tile/IR/Specialize.h"
 #include "tile/Transforms/PassManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -107,6 +108,13 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
   std::unique_ptr<Module> M = parseSourceFile(Opts.InputFile, SM, TC, Diag);
   if (!M)
     return 1;
+  llvm::Expected<TunableConfig> Config = parseParamAssignments(Opts.Params);
+  if (!Config)
+    return fail(Err, llvm::toString(Config.takeError()));
+  if (llvm::Error E = specializeAndVerifyModule(*M, *Config, Diag)) {
+    std::string Msg = llvm::toString(std::move(E));
+    return Diag.hadError() ? 1 : fail(Err, Msg);
+  }
   if (Opts.Emit == "tile") {
     if (!verifyDialectUse(Registry, *Ctx, *M, Diag))
       return 1;

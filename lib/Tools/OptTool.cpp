@@ -8,6 +8,7 @@
 #include "tile/Tools/OptTool.h"
 #include "tile/IR/Parser.h"
 #include "tile/IR/Printer.h"
+#include "tile/IR/Specialize.h"
 #include "tile/IR/Verifier.h"
 #include "tile/IR/VerifyDiagnostics.h"
 #include "tile/Target/TargetRegistry.h"
@@ -63,6 +64,19 @@ bool Opt::processBuffer(std::unique_ptr<llvm::MemoryBuffer> Buf,
   bool OK = M != nullptr;
   if (M && !Opts.NoVerify)
     OK = verifyModule(*M, Diag);
+  if (OK && (!Opts.Passes.empty() || !Opts.Params.empty())) {
+    llvm::Expected<TunableConfig> C = parseParamAssignments(Opts.Params);
+    if (!C) {
+      Err << "tile-opt: error: " << llvm::toString(C.takeError()) << "\n";
+      return false;
+    }
+    if (llvm::Error E = specializeAndVerifyModule(*M, *C, Diag)) {
+      std::string Msg = llvm::toString(std::move(E));
+      if (!Diag.hadError())
+        Err << "tile-opt: error: " << Msg << "\n";
+      OK = false;
+    }
+  }
   if (OK && !Opts.Passes.empty()) {
     PassManager PM;
     if (llvm::Error E = parsePassPipeline(Opts.Passes, Passes, PM)) {

@@ -42,6 +42,9 @@ static cl::opt<unsigned> DataOffset(
     cl::desc("Start each tensor's data this many bytes into its allocation "
              "(DLPack byte_offset), to run the paths for unaligned data"),
     cl::init(0), cl::cat(JitCat));
+static cl::list<std::string> Params("param",
+                                   cl::desc("NAME=V: the value of a tunable parameter"),
+                                   cl::cat(JitCat));
 static cl::opt<bool> Emulate("emulate",
                              cl::desc("Run the lowered function in the target backend's "
                                       "emulator on the host instead of on the device"), cl::cat(JitCat));
@@ -77,5 +80,6 @@ int main(int argc, char **argv) {
   O.Emulate = Emulate;
   // -pass-remarks* are LLVM's own options (libLLVM registers them).
   O.Remarks = tile::getRemarkFilterFromLLVMOptions();
+  O.Params.assign(Params.begin(), Params.end());
   return tile::runJit(O, Registry, outs(), errs());
 }

@@ -62,6 +62,9 @@ static cl::opt<bool> PrintLayouts(
     "print-layouts",
     cl::desc("Print the fragment layouts the pipeline infers, per kernel"),
     cl::cat(LLCCat));
+static cl::list<std::string>
+    Params("param", cl::desc("NAME=V: the value of a tunable parameter"),
+           cl::cat(LLCCat));
 static cl::opt<bool> PrintCompileTime("print-compile-time",
                                       cl::desc("Print compile time by stage"),
                                       cl::cat(LLCCat));
@@ -91,5 +94,6 @@ int main(int argc, char **argv) {
   // -pass-remarks* are LLVM's own options (libLLVM registers them).
   Opts.Remarks = tile::getRemarkFilterFromLLVMOptions();
   Opts.PrintLayouts = PrintLayouts;
+  Opts.Params.assign(Params.begin(), Params.end());
   return tile::runLLC(Opts, Registry, outs(), errs());
 }

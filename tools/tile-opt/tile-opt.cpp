@@ -48,6 +48,11 @@ static cl::opt<bool> PrintLayouts(
     cl::desc("Print the fragment layouts that layout-inferring passes "
              "infer, before the IR"),
     cl::cat(OptCat));
+static cl::list<std::string> Params(
+    "param", cl::desc("NAME=V: specialize for this value of a tunable "
+                      "parameter (with -passes, functions with tunables are "
+                      "specialized for their defaults and these)"),
+    cl::cat(OptCat));
 static cl::opt<bool> ListPasses("list-passes",
                                 cl::desc("List the registered passes"), cl::cat(OptCat));
 
@@ -70,6 +75,7 @@ int main(int argc, char **argv) {
   O.NoVerify = NoVerify;
   O.Passes = Passes;
   O.ListPasses = ListPasses;
+  O.Params.assign(Params.begin(), Params.end());
   tile::PassInstrumentation &I = O.Instrumentation;
   I.PrintAfterAll = shouldPrintAfterAll();
   I.PrintBeforeAll = shouldPrintBeforeAll();

@@ -69,6 +69,7 @@ public:
     ThreadIdx,///< thread index bound by a kernel
     LoopVar,  ///< loop induction variable
     Let,      ///< immutable binding
+    Tunable,  ///< compile-time parameter of a function (TunableDecl)
   };
 
   Value(Kind K, llvm::StringRef Name, DType Ty, llvm::SMLoc Loc)
@@ -107,6 +108,7 @@ public:
   std::vector<ExprPtr> &getShapeMutable() { return Shape; }
   /// Empty when the buffer is contiguous row-major.
   llvm::ArrayRef<ExprPtr> getStrides() const { return Strides; }
+  std::vector<ExprPtr> &getStridesMutable() { return Strides; }
   /// The shape as constants, when every dimension is a literal.
   std::optional<std::vector<int64_t>> getConstShape() const;
 
@@ -528,7 +530,22 @@ private:
 // Functions and modules
 //===----------------------------------------------------------------------===//
 
-/// `func @name(%A: f16[M, K], %alpha: f32) attributes {...} { ... }`
+/// A compile-time parameter of a function, `BM: i32 = 128 in [64, 128]`:
+/// a constant of integer type whose value a config chooses. Expressions
+/// refer to it by name (a RefExpr to \p Var); attribute values name it as a
+/// bare identifier. specializeFunction (tile/IR/Specialize.h) replaces it
+/// with a value.
+struct TunableDecl {
+  /// Kind::Tunable: the name, integer type and location of the declaration.
+  std::unique_ptr<Value> Var;
+  int64_t Default = 0;
+  /// The values an autotuner explores; empty: only the default.
+  std::vector<int64_t> Candidates;
+  llvm::StringRef getName() const { return Var->getName(); }
+};
+
+/// `func @name<BM: i32 = 128 in [64, 128]>(%A: f16[M, K], %alpha: f32)
+/// attributes {...} { ... }`
 class Function {
 public:
   Function(llvm::StringRef Name, llvm::SMLoc Loc = {})
@@ -544,6 +561,12 @@ public:
   llvm::ArrayRef<std::unique_ptr<Value>> getDims() const { return Dims; }
   Value *getOrCreateDim(llvm::StringRef Name, llvm::SMLoc Loc = {});
   Value *lookupDim(llvm::StringRef Name) const;
+  /// Compile-time parameters in order of declaration.
+  llvm::ArrayRef<TunableDecl> getTunables() const { return Tunables; }
+  void addTunable(TunableDecl T) { Tunables.push_back(std::move(T)); }
+  const TunableDecl *lookupTunable(llvm::StringRef Name) const;
+  /// Drops the declarations (once no expression refers to them).
+  void clearTunables() { Tunables.clear(); }
 
   const AttributeList &getAttrs() const { return Attrs; }
   AttributeList &getAttrsMutable() { return Attrs; }
@@ -557,6 +580,7 @@ private:
   llvm::SMLoc Loc;
   std::vector<std::unique_ptr<Value>> Params;
   std::vector<std::unique_ptr<Value>> Dims;
+  std::vector<TunableDecl> Tunables;
   AttributeList Attrs;
   Block Body;
 };
@@ -569,6 +593,8 @@ public:
   TileContext &getContext() const { return *Ctx; }
   llvm::ArrayRef<std::unique_ptr<Function>> getFunctions() const { return Funcs; }
   Function *addFunction(std::unique_ptr<Function> F);
+  /// Puts \p New in the place of \p Old (a function of this module).
+  Function *replaceFunction(const Function *Old, std::unique_ptr<Function> New);
   Function *lookupFunction(llvm::StringRef Name) const;
   std::unique_ptr<Module> clone() const;
 

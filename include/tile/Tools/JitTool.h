@@ -59,6 +59,9 @@ struct JitOptions {
   /// Which optimization remarks of the pipeline and codegen to print (to
   /// the error stream).
   RemarkFilter Remarks;
+  /// `BM=64`: values of the function's tunable parameters (the others
+  /// keep their defaults).
+  std::vector<std::string> Params;
 };
 
 /// Runs tile-jit; returns the process exit code. Results go to \p Out,

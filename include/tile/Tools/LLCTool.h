@@ -12,6 +12,7 @@
 #include "tile/IR/Remarks.h"
 #include "llvm/Support/raw_ostream.h"
 #include <string>
+#include <vector>
 
 namespace tile {
 
@@ -49,6 +50,9 @@ struct LLCOptions {
   /// Print each kernel's inferred fragment layouts (to the output stream,
   /// before anything -emit writes).
   bool PrintLayouts = false;
+  /// `BM=64`: values of tunable parameters (the others keep their
+  /// defaults).
+  std::vector<std::string> Params;
 };
 
 /// Runs tile-llc. Results go to \p Out, diagnostics to \p Err. Returns the

@@ -15,6 +15,7 @@
 #include "tile/Transforms/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 #include <string>
+#include <vector>
 
 namespace tile {
 
@@ -43,6 +44,10 @@ struct OptOptions {
   /// Print the fragment layouts that layout-inferring passes infer (as
   /// comments, before the IR).
   bool PrintLayouts = false;
+  /// `BM=64`: specialize functions with tunable parameters for these
+  /// values (and the defaults for the others). With Passes, functions are
+  /// specialized even when this is empty: passes run on specialized IR.
+  std::vector<std::string> Params;
 };
 
 /// Runs tile-opt over the backends of \p Registry (their dialects and their
