@@ -11,6 +11,7 @@
 
 #include "tile/IR/Interpreter.h"
 #include "tile/IR/Parser.h"
+#include "tile/IR/Specialize.h"
 #include "tile/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
@@ -55,8 +56,14 @@ protected:
     llvm::raw_string_ostream OS(Errors);
     DiagnosticEngine Diag(&SM, &OS);
     Modules.push_back(parseModuleString(Text, "test.tile", SM, Ctx, Diag));
+    // Functions with tunable parameters run in their default config.
     if (!Modules.back() || !verifyModule(*Modules.back(), Diag) ||
-        Modules.back()->getFunctions().empty()) {
+        Modules.back()->getFunctions().empty() ||
+        [&] {
+          llvm::Error E = specializeAndVerifyModule(*Modules.back(), {}, Diag);
+          OS << llvm::toString(std::move(E));
+          return !Errors.empty();
+        }()) {
       ADD_FAILURE() << "invalid test program:\n" << Errors;
       Modules.back() = std::make_unique<Module>(Ctx);
       Modules.back()->addFunction(std::make_unique<Function>("invalid"));

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/IR/Parser.h"
+#include "tile/IR/Specialize.h"
 #include "tile/IR/Interpreter.h"
 #include "tile/IR/Verifier.h"
 #include "tile/Transforms/PassManager.h"
@@ -50,6 +51,9 @@ void checkPipeline(const Case &C, llvm::StringRef Pipeline) {
   DiagnosticEngine Diag(&SM);
   auto M = parseSourceFile(std::string(TILE_SOURCE_DIR) + "/examples/" + C.File, SM, Ctx, Diag);
   ASSERT_TRUE(M);
+  // The examples' tunable parameters take their defaults.
+  llvm::Error SE = specializeAndVerifyModule(*M, {}, Diag);
+  ASSERT_FALSE(bool(SE)) << llvm::toString(std::move(SE));
   std::unique_ptr<Module> Lowered = M->clone();
   PassRegistry R;
   registerTransformsPasses(R);
