@@ -15,6 +15,9 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tile_obj_root, "test")
 
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope --dump-input=fail"
+# tile-jit's kernel cache: one for the run, in the build tree, never the
+# user's (tests of the cache itself use their own directories).
+config.environment["TILE_CACHE_DIR"] = os.path.join(config.tile_obj_root, "test", "kernel-cache")
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 # `not`, FileCheck and count come from LLVM's tools dir; Tile's from ours.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

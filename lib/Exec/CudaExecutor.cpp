@@ -148,6 +148,12 @@ public:
   }
 
   ExecBackendKind getKind() const override { return ExecBackendKind::Cuda; }
+  std::string getDeviceName() const override {
+    char Name[256] = {0};
+    if (getDriver().cuDeviceGetName(Name, sizeof(Name) - 1, Dev) != 0)
+      return "";
+    return Name;
+  }
   int32_t getDLDeviceType() const override { return 2; /* kDLCUDA */ }
 
   llvm::Expected<std::unique_ptr<LoadedArtifact>>

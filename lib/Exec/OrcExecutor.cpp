@@ -16,6 +16,7 @@
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include <atomic>
@@ -61,6 +62,9 @@ public:
                                    : llvm::hardware_concurrency().compute_thread_count()) {}
 
   ExecBackendKind getKind() const override { return ExecBackendKind::Orc; }
+  std::string getDeviceName() const override {
+    return llvm::sys::getHostCPUName().str();
+  }
   int32_t getDLDeviceType() const override { return 1; /* kDLCPU */ }
 
   llvm::Expected<std::unique_ptr<LoadedArtifact>>

@@ -26,6 +26,7 @@
 #include <dlpack/dlpack.h>
 #include <map>
 #include <optional>
+#include <thread>
 
 namespace tile {
 
@@ -73,6 +74,15 @@ private:
   llvm::Error call();
   /// Timed runs after two warm-up ones.
   bool bench();
+  /// --autotune, once the arguments are on the device: every config of the
+  /// tunables compiled, timed and the fastest recorded; Loaded becomes it.
+  bool autotune();
+  /// Before the compile: the config a --autotune run recorded for this
+  /// kernel, target, device and shape bucket, if any, replaces the defaults
+  /// (joins \p Starter: records are per device).
+  bool useTuningRecord(
+      std::thread &Starter,
+      std::optional<llvm::Expected<std::unique_ptr<Executor>>> &Started);
 
   // Stages (JitReport.cpp).
   /// The `ran` line and the --output files.
@@ -89,6 +99,8 @@ private:
   std::string listParams(bool Tensors) const;
   void analyzeAccess();
   std::optional<std::vector<int64_t>> shapeOf(const BufferValue &B);
+  /// Bytes of the tensors read plus those written, per call.
+  double countTensorBytes();
 
   const JitOptions &Opts;
   const TargetRegistry &Registry;
@@ -125,6 +137,9 @@ private:
   // Compilation and execution, freed in reverse order.
   std::optional<BackendContext> Ctx;
   CompileTimings Timings;
+  /// The kernel cache's directory (tuning records in its `tuning` folder)
+  /// and what the cache did, for --print-compile-time.
+  std::string CacheDir, CacheSummary;
   std::optional<KernelArtifact> Artifact;
   std::unique_ptr<Executor> Ex;
   std::unique_ptr<LoadedArtifact> Loaded;

@@ -15,11 +15,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "Jit.h"
+#include "JitAutotune.h"
+#include "tile/Driver/KernelCache.h"
 #include "tile/IR/Interpreter.h"
+#include "tile/IR/Verifier.h"
 #include "tile/Target/Emulator.h"
 #include "tile/Target/TargetRegistry.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
@@ -130,6 +134,44 @@ bool Jit::emulate() {
 }
 
 
+bool Jit::useTuningRecord(
+    std::thread &Starter,
+    std::optional<llvm::Expected<std::unique_ptr<Executor>>> &Started) {
+  // A config --autotune recorded for this kernel, target, device and shape
+  // bucket stands in for the defaults of the tunables --param leaves.
+  if (Generic->getTunables().empty())
+    return true;
+  std::string Path = getTuningRecordPath(*Generic, *Ctx, DimValues, CacheDir);
+  if (!llvm::sys::fs::exists(Path))
+    return true;
+  Starter.join(); // the record is per device
+  if (!*Started)
+    return true; // reported after the compile
+  std::optional<TunableConfig> Rec =
+      TuningRecords::lookup(Path, (**Started)->getDeviceName());
+  if (!Rec)
+    return true;
+  for (const auto &[K, V] : Config)
+    (*Rec)[K] = V;
+  llvm::Expected<std::unique_ptr<Function>> S =
+      specializeFunction(*Generic, *Rec);
+  if (!S || !verifyFunction(**S, Diag)) {
+    if (!S)
+      llvm::consumeError(S.takeError());
+    return fail("the tuned config " + formatConfig(*Rec) + " in '" + Path +
+                "' is not valid for '@" + Generic->getName() +
+                "'; run --autotune again or remove the file");
+  }
+  F = Single->replaceFunction(F, std::move(*S));
+  Read.clear();
+  Written.clear();
+  analyzeAccess();
+  if (Opts.PrintCompileTime || Opts.Bench)
+    Out << "tuned config: " << formatConfig(getFullConfig(*Generic, *Rec))
+        << " (from " << Path << ")\n";
+  return true;
+}
+
 bool Jit::compile() {
   // The execution backend starts (a GPU driver's initialisation and context
   // take ~0.1 s) on its own thread while the module compiles. Native target
@@ -148,8 +190,18 @@ bool Jit::compile() {
     if (Started && !*Started) // a compile error came first
       llvm::consumeError(Started->takeError());
   });
-  llvm::Expected<KernelArtifact> A =
-      compileModule(Registry, *Ctx, *Single, Diag, &Timings);
+  CacheDir = Opts.CacheDir.empty() ? KernelCache::getDefaultDirectory()
+                                   : Opts.CacheDir;
+  if (!Opts.Autotune && !useTuningRecord(Starter, Started))
+    return false;
+  KernelCacheOptions CO;
+  CO.Enabled = !Opts.NoCache;
+  CO.Directory = CacheDir;
+  CO.ToolVersion = Opts.CacheToolVersion;
+  CO.Tool = "tile-jit";
+  CO.Options = "params: " + llvm::join(Opts.Params, " ");
+  llvm::Expected<KernelArtifact> A = compileModuleCached(
+      Registry, *Ctx, *Single, Diag, Timings, CO, Err, CacheSummary);
   if (!A) {
     std::string Msg = llvm::toString(A.takeError());
     if (Diag.hadError() && llvm::StringRef(Msg).starts_with("the module uses ops"))
@@ -158,7 +210,8 @@ bool Jit::compile() {
   }
   Artifact.emplace(std::move(*A));
   auto TL = std::chrono::steady_clock::now();
-  Starter.join();
+  if (Starter.joinable())
+    Starter.join();
   if (!*Started)
     return fail(llvm::toString(Started->takeError()));
   Ex = std::move(**Started);
@@ -177,6 +230,7 @@ bool Jit::load() {
   Loaded = std::move(*L);
   Timings.add("load", secondsSince(TM));
   if (Opts.PrintCompileTime) {
+    Out << CacheSummary << "\n";
     Out << "compile time (" << Ctx->getTarget().str() << ", "
         << Ctx->getExecBackend().Name << "):\n";
     Timings.print(Out);
@@ -232,6 +286,8 @@ bool Jit::launch() {
     Args[I].kind = TILE_ARG_TENSOR;
     Args[I].value.tensor = &DL;
   }
+  if (Opts.Autotune && !autotune())
+    return false;
   if (llvm::Error E = call())
     return fail(llvm::toString(std::move(E)));
   // Results back to the host.
@@ -256,42 +312,54 @@ bool Jit::bench() {
   // Device work is timed on the device's clock where the executor has
   // one (the host's packed-API checks and launch stay outside), otherwise
   // with the host clock around the call and the wait.
-  llvm::Expected<std::unique_ptr<DeviceTimer>> Timer = Ex->createTimer();
-  if (!Timer)
-    return fail(llvm::toString(Timer.takeError()));
-  std::vector<double> Times;
-  for (unsigned I = 0; I != Opts.Bench; ++I) {
-    auto S = std::chrono::steady_clock::now();
-    llvm::Error E = llvm::Error::success();
-    if (*Timer) {
-      E = (*Timer)->start();
-      if (!E)
-        E = Loaded->call(F->getName(), Args);
-      if (!E) {
-        llvm::Expected<double> T = (*Timer)->stop();
-        if (T)
-          Times.push_back(*T);
-        else
-          E = T.takeError();
-      }
-    } else if (!(E = call())) {
-      Times.push_back(secondsSince(S));
-    }
-    if (E)
-      return fail(llvm::toString(std::move(E)));
-  }
-  std::sort(Times.begin(), Times.end());
-  double Med = Times[Times.size() / 2];
+  bool DeviceClock = false;
+  llvm::Expected<double> Med =
+      timeRuns(*Ex, *Loaded, F->getName(), Args, Opts.Bench, &DeviceClock);
+  if (!Med)
+    return fail(llvm::toString(Med.takeError()));
+  double Bytes = countTensorBytes();
+  Out << llvm::format("bench: median %.3f ms over %u runs, %.2f GB/s "
+                      "(tensor bytes read + written)",
+                      *Med * 1e3, Opts.Bench, Bytes / *Med / 1e9);
+  if (std::optional<double> Fl = countGemmFlops(*RefF, DimValues); Fl && *Fl > 0)
+    Out << llvm::format(", %.2f GFLOP/s", *Fl / *Med / 1e9);
+  Out << (DeviceClock ? "; device clock\n" : "; host clock\n");
+  return true;
+}
+
+double Jit::countTensorBytes() {
   double Bytes = 0;
   for (auto &[K, T] : Tensors)
     Bytes += double(T.getNumBytes()) * ((Read.count(findParam(K)) ? 1 : 0) +
                                         (Written.count(findParam(K)) ? 1 : 0));
-  Out << llvm::format("bench: median %.3f ms over %u runs, %.2f GB/s "
-                      "(tensor bytes read + written)",
-                      Med * 1e3, Opts.Bench, Bytes / Med / 1e9);
+  return Bytes;
+}
+
+bool Jit::autotune() {
+  if (Generic->getTunables().empty())
+    return fail("--autotune: '@" + Generic->getName() +
+                "' has no tunable parameters");
+  JitTuneRequest TR;
+  TR.Generic = Generic;
+  TR.Reference = RefF;
+  TR.Fixed = Config;
+  TR.Registry = &Registry;
+  TR.Ctx = &*Ctx;
+  TR.SM = &SM;
+  TR.Ex = Ex.get();
+  TR.Args = Args;
   if (std::optional<double> Fl = countGemmFlops(*RefF, DimValues); Fl && *Fl > 0)
-    Out << llvm::format(", %.2f GFLOP/s", *Fl / Med / 1e9);
-  Out << (*Timer ? "; device clock\n" : "; host clock\n");
+    TR.Flops = Fl;
+  TR.Bytes = countTensorBytes();
+  TR.Dims = DimValues;
+  TR.Runs = Opts.Bench ? Opts.Bench : 10;
+  TR.CacheDir = CacheDir;
+  TunableConfig Best;
+  llvm::Expected<std::unique_ptr<LoadedArtifact>> BL =
+      autotuneJit(TR, Best, Out);
+  if (!BL)
+    return fail(llvm::toString(BL.takeError()));
+  Loaded = std::move(*BL);
   return true;
 }
 

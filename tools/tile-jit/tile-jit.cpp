@@ -45,6 +45,16 @@ static cl::opt<unsigned> DataOffset(
 static cl::list<std::string> Params("param",
                                    cl::desc("NAME=V: the value of a tunable parameter"),
                                    cl::cat(JitCat));
+static cl::opt<bool> NoCache("no-cache",
+                             cl::desc("Compile without the kernel cache (TILE_CACHE_DIR)"),
+                             cl::cat(JitCat));
+static cl::opt<std::string> CacheToolVersion(
+    "cache-tool-version", cl::Hidden,
+    cl::desc("Testing: the tool version the kernel cache's keys use"));
+static cl::opt<bool> Autotune(
+    "autotune", cl::desc("Compile, time and record the fastest config of the "
+                         "function's tunable parameters (--bench N: N timed runs each)"),
+    cl::cat(JitCat));
 static cl::opt<bool> Emulate("emulate",
                              cl::desc("Run the lowered function in the target backend's "
                                       "emulator on the host instead of on the device"), cl::cat(JitCat));
@@ -81,5 +91,8 @@ int main(int argc, char **argv) {
   // -pass-remarks* are LLVM's own options (libLLVM registers them).
   O.Remarks = tile::getRemarkFilterFromLLVMOptions();
   O.Params.assign(Params.begin(), Params.end());
+  O.NoCache = NoCache;
+  O.Autotune = Autotune;
+  O.CacheToolVersion = CacheToolVersion;
   return tile::runJit(O, Registry, outs(), errs());
 }

@@ -66,6 +66,9 @@ public:
   virtual ExecBackendKind getKind() const = 0;
   /// The DLPack device type of this executor's memory.
   virtual int32_t getDLDeviceType() const = 0;
+  /// The device kernels run on, as its driver names it ("NVIDIA H200",
+  /// the host CPU's name); empty where unknown.
+  virtual std::string getDeviceName() const { return ""; }
 
   /// Build -> Load.
   virtual llvm::Expected<std::unique_ptr<LoadedArtifact>>

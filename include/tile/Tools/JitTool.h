@@ -62,6 +62,16 @@ struct JitOptions {
   /// `BM=64`: values of the function's tunable parameters (the others
   /// keep their defaults).
   std::vector<std::string> Params;
+  /// Compile without the kernel cache (TILE_CACHE_DIR, KernelCache.h).
+  bool NoCache = false;
+  /// The kernel cache's directory (empty: KernelCache::getDefaultDirectory);
+  /// tuning records live in its `tuning` folder.
+  std::string CacheDir;
+  /// Compile every config of the function's tunable parameters (those not
+  /// given with --param), time each, run and record the fastest.
+  bool Autotune = false;
+  /// For tests: Tile's build as the cache's keys see it (empty: this one).
+  std::string CacheToolVersion;
 };
 
 /// Runs tile-jit; returns the process exit code. Results go to \p Out,

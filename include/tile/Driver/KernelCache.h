@@ -1,0 +1,131 @@
+//===- KernelCache.h - Compiled kernels on disk -----------------*- C++ -*-===//
+//
+// A cache of KernelArtifacts on disk, so that a second compile of the same
+// kernel for the same target loads the first one's result. An entry's key
+// is a hash of everything that decides the code: the specialized IR as
+// printed, the resolved BackendContext, this machine's CPU where the
+// target says `native`, Tile's own build, and the options that change
+// code. External programs a backend ran (ptxas) are recorded in the entry
+// (`tool.<name>` notes) and checked on load, so a new ptxas misses.
+//
+// Entries are published atomically (a unique temporary file, then a
+// rename) with a BLAKE3 checksum of their contents: a truncated or
+// corrupted entry is reported, removed and rebuilt, never loaded. One
+// process compiles a cold key while the others wait on its lock file
+// (llvm::LockFileManager) and then load its entry. A directory that
+// cannot be written degrades to compiling without the cache, with a
+// warning.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DRIVER_KERNELCACHE_H
+#define TILE_DRIVER_KERNELCACHE_H
+
+#include "tile/Exec/KernelArtifact.h"
+#include "tile/IR/IR.h"
+#include "tile/Target/BackendContext.h"
+#include "llvm/ADT/FunctionExtras.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+#include <optional>
+#include <string>
+
+namespace tile {
+
+/// How a lookup went, for --print-compile-time and remarks.
+enum class CacheOutcome {
+  Disabled, ///< no cache (--no-cache, or the directory is not usable)
+  Hit,      ///< loaded from disk
+  Miss,     ///< compiled, then published
+  Rebuilt,  ///< the entry was corrupted or truncated: compiled again
+};
+llvm::StringRef getCacheOutcomeName(CacheOutcome O);
+
+class KernelCache {
+public:
+  /// $TILE_CACHE_DIR, else $XDG_CACHE_HOME/tile/kernels, else
+  /// ~/.cache/tile/kernels.
+  static std::string getDefaultDirectory();
+
+  /// Tile's build as part of keys: the size and modification time of the
+  /// binary holding this code, so that a rebuilt compiler never loads an
+  /// older one's kernels.
+  static std::string getToolVersion();
+
+  /// A cache in \p Dir (created when missing). When it cannot be written,
+  /// a warning goes to \p Warnings and the cache is disabled. Warnings
+  /// are written `<Tool>: warning: ...`.
+  KernelCache(llvm::StringRef Dir, llvm::StringRef Tool,
+              llvm::raw_ostream &Warnings);
+
+  bool isEnabled() const { return Enabled; }
+  llvm::StringRef getDirectory() const { return Dir; }
+
+  /// The key of \p M (specialized, not yet lowered) for \p Ctx; \p Options
+  /// are the options that change code, \p ToolVersion Tile's build
+  /// (getToolVersion() when empty). 64 hex digits.
+  static std::string computeKey(const Module &M, const BackendContext &Ctx,
+                                llvm::StringRef Options,
+                                llvm::StringRef ToolVersion = "");
+
+  /// The artifact under \p Key, or nothing. A damaged entry is removed
+  /// with a warning, and \p Damaged is set.
+  std::optional<KernelArtifact> lookup(llvm::StringRef Key,
+                                       bool *Damaged = nullptr);
+
+  /// Publishes \p A under \p Key: written to a unique temporary file in the
+  /// directory, then renamed over the entry. A failure is a warning.
+  void store(llvm::StringRef Key, const KernelArtifact &A);
+
+  /// The artifact under \p Key: loaded, or made by \p Compile and stored.
+  /// While one process compiles a key, others wait for it (at most
+  /// \p WaitSeconds) and load its entry. Compile errors are returned and
+  /// nothing is stored.
+  llvm::Expected<KernelArtifact>
+  getOrCompile(llvm::StringRef Key,
+               llvm::function_ref<llvm::Expected<KernelArtifact>()> Compile,
+               CacheOutcome &Outcome, unsigned WaitSeconds = 300);
+
+  /// The path of \p Key's entry.
+  std::string getEntryPath(llvm::StringRef Key) const;
+
+private:
+  void warn(const llvm::Twine &Msg);
+
+  std::string Dir;
+  std::string Tool;
+  llvm::raw_ostream &Warnings;
+  bool Enabled = false;
+};
+
+class TargetRegistry;
+class DiagnosticEngine;
+struct CompileTimings;
+
+/// How a tool uses the cache.
+struct KernelCacheOptions {
+  /// false: --no-cache.
+  bool Enabled = true;
+  /// Empty: KernelCache::getDefaultDirectory().
+  std::string Directory;
+  /// Empty: KernelCache::getToolVersion().
+  std::string ToolVersion;
+  /// The tool's options that change code, as text.
+  std::string Options;
+  /// The name warnings carry.
+  std::string Tool = "tile";
+};
+
+/// compileModule through the cache: \p M (verified, specialized) is
+/// compiled only on a miss. The lookup's time is the "kernel cache" stage
+/// of \p Timings; \p Summary receives "kernel cache: hit (<entry>)" (or
+/// miss, rebuilt, disabled). Warnings go to \p Warnings.
+llvm::Expected<KernelArtifact>
+compileModuleCached(const TargetRegistry &Registry, const BackendContext &Ctx,
+                    Module &M, DiagnosticEngine &Diag, CompileTimings &Timings,
+                    const KernelCacheOptions &Opts, llvm::raw_ostream &Warnings,
+                    std::string &Summary);
+
+} // namespace tile
+
+#endif // TILE_DRIVER_KERNELCACHE_H

@@ -1,0 +1,305 @@
+//===- KernelCache.cpp - Compiled kernels on disk -------------------------===//
+//
+// An entry is one file, <key>.tilek:
+//
+//   "TILEKC1\n"            8 bytes
+//   payload size           8 bytes, little-endian
+//   BLAKE3 of the payload  32 bytes
+//   payload                KernelArtifact::serialize()
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Driver/KernelCache.h"
+#include "tile/Driver/CompileModule.h"
+#include "tile/IR/Printer.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/LockFileManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/TargetParser/Host.h"
+#include <chrono>
+#include <dlfcn.h>
+
+using namespace tile;
+
+static constexpr llvm::StringLiteral Magic = "TILEKC1\n";
+static constexpr size_t HeaderSize = 8 + 8 + 32;
+
+llvm::StringRef tile::getCacheOutcomeName(CacheOutcome O) {
+  switch (O) {
+  case CacheOutcome::Disabled: return "disabled";
+  case CacheOutcome::Hit: return "hit";
+  case CacheOutcome::Miss: return "miss";
+  case CacheOutcome::Rebuilt: return "rebuilt";
+  }
+  llvm_unreachable("unknown cache outcome");
+}
+
+std::string KernelCache::getDefaultDirectory() {
+  if (std::optional<std::string> D = llvm::sys::Process::GetEnv("TILE_CACHE_DIR"))
+    if (!D->empty())
+      return *D;
+  llvm::SmallString<128> P;
+  if (std::optional<std::string> X = llvm::sys::Process::GetEnv("XDG_CACHE_HOME");
+      X && llvm::sys::path::is_absolute(*X)) {
+    P = *X;
+  } else if (std::optional<std::string> H = llvm::sys::Process::GetEnv("HOME")) {
+    P = *H;
+    llvm::sys::path::append(P, ".cache");
+  } else {
+    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/false, P);
+  }
+  llvm::sys::path::append(P, "tile", "kernels");
+  return std::string(P);
+}
+
+std::string KernelCache::getToolVersion() {
+  // The object that holds this function: the tool, or a shared library.
+  Dl_info Info;
+  if (!dladdr(reinterpret_cast<void *>(&KernelCache::getToolVersion), &Info) ||
+      !Info.dli_fname)
+    return "unknown";
+  llvm::sys::fs::file_status St;
+  if (llvm::sys::fs::status(Info.dli_fname, St))
+    return "unknown";
+  return (llvm::Twine(St.getSize()) + "-" +
+          llvm::Twine(St.getLastModificationTime().time_since_epoch().count()))
+      .str();
+}
+
+KernelCache::KernelCache(llvm::StringRef D, llvm::StringRef ToolName,
+                         llvm::raw_ostream &W)
+    : Dir(D.str()), Tool(ToolName.str()), Warnings(W) {
+  if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
+    warn("kernel cache directory '" + Dir + "' cannot be created (" +
+         EC.message() + "); compiling without the cache");
+    return;
+  }
+  // Write permission as the directory's mode states it (root may write
+  // to any directory, but a read-only cache was made so on purpose).
+  llvm::sys::fs::file_status St;
+  if (std::error_code EC = llvm::sys::fs::status(Dir, St)) {
+    warn("kernel cache directory '" + Dir + "' cannot be read (" +
+         EC.message() + "); compiling without the cache");
+    return;
+  }
+  if (!llvm::sys::fs::is_directory(St)) {
+    warn("kernel cache directory '" + Dir +
+         "' is not a directory; compiling without the cache");
+    return;
+  }
+  if (!(St.permissions() & (llvm::sys::fs::owner_write |
+                            llvm::sys::fs::group_write |
+                            llvm::sys::fs::others_write)) ||
+      llvm::sys::fs::access(Dir, llvm::sys::fs::AccessMode::Write)) {
+    warn("kernel cache directory '" + Dir +
+         "' is read-only; compiling without the cache");
+    return;
+  }
+  Enabled = true;
+}
+
+void KernelCache::warn(const llvm::Twine &Msg) {
+  llvm::WithColor::warning(Warnings, Tool) << Msg << "\n";
+}
+
+std::string KernelCache::getEntryPath(llvm::StringRef Key) const {
+  llvm::SmallString<128> P(Dir);
+  llvm::sys::path::append(P, Key + ".tilek");
+  return std::string(P);
+}
+
+std::string KernelCache::computeKey(const Module &M, const BackendContext &Ctx,
+                                    llvm::StringRef Options,
+                                    llvm::StringRef ToolVersion) {
+  llvm::BLAKE3 H;
+  auto Field = [&](llvm::StringRef Name, llvm::StringRef Text) {
+    // Length-prefixed, so that fields cannot run into each other.
+    H.update(Name);
+    H.update(llvm::utostr(Text.size()));
+    H.update(":");
+    H.update(Text);
+  };
+  Field("format", "tile-kernel-cache-1");
+  Field("tool", ToolVersion.empty() ? getToolVersion() : ToolVersion.str());
+  Field("ir", toString(M));
+  std::string C;
+  llvm::raw_string_ostream CO(C);
+  Ctx.print(CO);
+  Field("context", C);
+  // `-mcpu=native` means this machine's CPU.
+  std::string Host = llvm::sys::getProcessTriple() + " " +
+                     llvm::sys::getHostCPUName().str();
+  for (const auto &[Name, On] : llvm::sys::getHostCPUFeatures())
+    if (On)
+      Host += " +" + Name.str();
+  Field("host", Host);
+  Field("options", Options);
+  return llvm::toHex(H.final(), /*LowerCase=*/true);
+}
+
+std::optional<KernelArtifact> KernelCache::lookup(llvm::StringRef Key,
+                                                  bool *Damaged) {
+  if (!Enabled)
+    return std::nullopt;
+  std::string Path = getEntryPath(Key);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
+      llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return std::nullopt;
+  llvm::StringRef B = (*Buf)->getBuffer();
+  auto Reject = [&](const llvm::Twine &Why) -> std::optional<KernelArtifact> {
+    warn("kernel cache entry '" + Path + "' is " + Why +
+         "; it is not loaded and is rebuilt");
+    llvm::sys::fs::remove(Path);
+    if (Damaged)
+      *Damaged = true;
+    return std::nullopt;
+  };
+  if (B.size() < HeaderSize)
+    return Reject("truncated (" + llvm::Twine(B.size()) + " bytes, less than "
+                  "its " + llvm::Twine(HeaderSize) + "-byte header)");
+  if (!B.starts_with(Magic))
+    return Reject("corrupted (it does not start with the entry header)");
+  uint64_t Size = llvm::support::endian::read64le(B.data() + 8);
+  llvm::StringRef Payload = B.drop_front(HeaderSize);
+  if (Payload.size() < Size)
+    return Reject("truncated (" + llvm::Twine(Payload.size()) + " of " +
+                  llvm::Twine(Size) + " bytes)");
+  if (Payload.size() > Size)
+    return Reject("corrupted (" + llvm::Twine(Payload.size() - Size) +
+                  " bytes past its end)");
+  auto Sum = llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(Payload));
+  if (llvm::StringRef(reinterpret_cast<const char *>(Sum.data()), Sum.size()) !=
+      B.substr(16, 32))
+    return Reject("corrupted (checksum mismatch)");
+  llvm::Expected<KernelArtifact> A = KernelArtifact::deserialize(Payload);
+  if (!A)
+    return Reject("corrupted (" + llvm::toString(A.takeError()) + ")");
+  return std::move(*A);
+}
+
+void KernelCache::store(llvm::StringRef Key, const KernelArtifact &A) {
+  if (!Enabled)
+    return;
+  std::string Payload = A.serialize();
+  std::string Header = Magic.str();
+  char Size[8];
+  llvm::support::endian::write64le(Size, Payload.size());
+  Header.append(Size, 8);
+  auto Sum = llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(Payload));
+  Header.append(reinterpret_cast<const char *>(Sum.data()), Sum.size());
+  std::string Path = getEntryPath(Key);
+  llvm::SmallString<128> Tmp;
+  int FD;
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(
+          Path + ".tmp-%%%%%%%%", FD, Tmp)) {
+    warn("cannot write kernel cache entry '" + Path + "' (" + EC.message() +
+         ")");
+    return;
+  }
+  bool OK;
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Header << Payload;
+    OS.close();
+    OK = !OS.has_error();
+    if (!OK) {
+      warn("cannot write kernel cache entry '" + Path + "' (" +
+           OS.error().message() + ")");
+      OS.clear_error();
+    }
+  }
+  if (OK)
+    if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path)) {
+      warn("cannot publish kernel cache entry '" + Path + "' (" +
+           EC.message() + ")");
+      OK = false;
+    }
+  if (!OK)
+    llvm::sys::fs::remove(Tmp);
+}
+
+llvm::Expected<KernelArtifact> KernelCache::getOrCompile(
+    llvm::StringRef Key,
+    llvm::function_ref<llvm::Expected<KernelArtifact>()> Compile,
+    CacheOutcome &Outcome, unsigned WaitSeconds) {
+  if (!Enabled) {
+    Outcome = CacheOutcome::Disabled;
+    return Compile();
+  }
+  bool Damaged = false;
+  if (std::optional<KernelArtifact> A = lookup(Key, &Damaged)) {
+    Outcome = CacheOutcome::Hit;
+    return std::move(*A);
+  }
+  // One process compiles a cold key; the others wait for its entry.
+  std::string Path = getEntryPath(Key);
+  llvm::LockFileManager Lock(Path);
+  llvm::Expected<bool> Owned = Lock.tryLock();
+  if (!Owned) {
+    llvm::consumeError(Owned.takeError());
+  } else if (!*Owned) {
+    if (Lock.waitForUnlockFor(std::chrono::seconds(WaitSeconds)) ==
+        llvm::WaitForUnlockResult::Success)
+      if (std::optional<KernelArtifact> A = lookup(Key, &Damaged)) {
+        Outcome = CacheOutcome::Hit;
+        return std::move(*A);
+      }
+  }
+  Outcome = Damaged ? CacheOutcome::Rebuilt : CacheOutcome::Miss;
+  llvm::Expected<KernelArtifact> A = Compile();
+  if (A)
+    store(Key, *A);
+  return A;
+}
+
+llvm::Expected<KernelArtifact> tile::compileModuleCached(
+    const TargetRegistry &Registry, const BackendContext &Ctx, Module &M,
+    DiagnosticEngine &Diag, CompileTimings &Timings,
+    const KernelCacheOptions &Opts, llvm::raw_ostream &Warnings,
+    std::string &Summary) {
+  if (!Opts.Enabled) {
+    Summary = "kernel cache: disabled";
+    return compileModule(Registry, Ctx, M, Diag, &Timings);
+  }
+  auto T0 = std::chrono::steady_clock::now();
+  KernelCache Cache(Opts.Directory.empty() ? KernelCache::getDefaultDirectory()
+                                           : Opts.Directory,
+                    Opts.Tool, Warnings);
+  std::string Key =
+      Cache.isEnabled()
+          ? KernelCache::computeKey(M, Ctx, Opts.Options, Opts.ToolVersion)
+          : "";
+  // The lookup (and a wait for another process's compile) is its own stage;
+  // a compile on a miss is timed by compileModule.
+  double CompileSec = 0;
+  CacheOutcome Outcome;
+  llvm::Expected<KernelArtifact> A = Cache.getOrCompile(
+      Key,
+      [&]() -> llvm::Expected<KernelArtifact> {
+        auto C0 = std::chrono::steady_clock::now();
+        llvm::Expected<KernelArtifact> R =
+            compileModule(Registry, Ctx, M, Diag, &Timings);
+        CompileSec = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - C0)
+                         .count();
+        return R;
+      },
+      Outcome);
+  double Total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
+          .count();
+  Timings.add("kernel cache", Total - CompileSec);
+  Summary = ("kernel cache: " + getCacheOutcomeName(Outcome)).str();
+  if (Outcome != CacheOutcome::Disabled)
+    Summary += " (" + Cache.getEntryPath(Key) + ")";
+  return A;
+}
