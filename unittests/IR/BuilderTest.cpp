@@ -12,6 +12,7 @@
 #include "IRDump.h"
 #include "tile/IR/Parser.h"
 #include "tile/IR/Printer.h"
+#include "tile/IR/Specialize.h"
 #include "tile/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
@@ -69,6 +70,11 @@ protected:
     ASSERT_TRUE(Ref) << Errors;
     Function *RefF = Ref->lookupFunction(Name);
     ASSERT_TRUE(RefF) << Name.str() << " not in " << Path;
+    // An example with tunable parameters in its default config.
+    llvm::Expected<std::unique_ptr<Function>> Default =
+        specializeFunction(*RefF, {});
+    ASSERT_TRUE(bool(Default)) << llvm::toString(Default.takeError());
+    RefF = Default->get();
     ASSERT_EQ(M.getFunctions().size(), 1u);
     const Function &Built = *M.getFunctions()[0];
     EXPECT_EQ(print(Built), print(*RefF));
@@ -101,7 +107,7 @@ TEST_F(BuilderTest, Gemm) {
   BufferValue *A = B.addBufferParam("A", F16, {"M", "K"});
   BufferValue *Bm = B.addBufferParam("B", F16, {"K", "N"});
   BufferValue *C = B.addBufferParam("C", F16, {"M", "N"});
-  B.createKernel(
+  KernelStmt *Kern = B.createKernel(
       {B.ceildiv(B.dim("N"), 128), B.ceildiv(B.dim("M"), 128)}, 128,
       {"bx", "by"}, [&](ArrayRef<Value *> Idx) {
         Value *Bx = Idx[0], *By = Idx[1];
@@ -117,6 +123,8 @@ TEST_F(BuilderTest, Gemm) {
                     });
         B.createCopy(Cf, {C, {B.mul(By, 128), B.mul(Bx, 128)}});
       });
+  // The example's SWIZZLE tunable (default 1: launch order).
+  Kern->getAttrsMutable().set("raster_swizzle", Attribute::getInt(1));
   expectMatchesExample("gemm.tile", "gemm");
 }
 
