@@ -1,9 +1,12 @@
 //===- Jit.h - tile-jit's stages --------------------------------*- C++ -*-===//
 //
-// The state of one tile-jit run and its stages, in order: parse, prepare
-// inputs, resolve the BackendContext, compile (the executor starts
-// meanwhile), load, launch (arguments up, the call, results down), write
-// outputs, check against the reference interpreter, bench. --emulate
+// The state of one tile-jit run and its stages, in order: parse (and
+// specialize the function's tunable parameters for --param), prepare
+// inputs, resolve the BackendContext, compile (through the kernel cache,
+// in a config --autotune recorded if there is one; the executor starts
+// meanwhile), load, launch (arguments up, --autotune's timed configs, the
+// call, results down), write outputs, check against the reference
+// interpreter, bench. --emulate
 // replaces compile, load and launch with the backend's pipeline and its
 // emulator. Each stage returns false after reporting its error; device
 // buffers, the loaded artifact and the executor are members freed in that
