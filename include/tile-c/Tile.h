@@ -120,7 +120,8 @@ TILE_CAPI_EXPORT const char *tileTargetGetName(TileTargetRef T);
 /** The execution backend the artifacts of this target run on ("orc"). */
 TILE_CAPI_EXPORT const char *tileTargetGetExecBackend(TileTargetRef T);
 
-/** Compiles function \p Entry of \p M (NULL: every function) for \p T.
+/** Compiles function \p Entry of \p M (NULL: every function) for \p T;
+ *  a function with tunable parameters compiles in their default config.
  *  \p M is not changed: it can be compiled again, for other targets. */
 TILE_CAPI_EXPORT TileErrorRef tileCompile(TileModuleRef M, TileTargetRef T,
                                           const char *Entry,

@@ -8,6 +8,7 @@
 #include "CAPIImpl.h"
 #include "tile/Driver/CompileModule.h"
 #include "tile/IR/Parser.h"
+#include "tile/IR/Specialize.h"
 #include "tile/IR/Verifier.h"
 #include "tile/Target/AllTargets.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -137,16 +138,21 @@ TileErrorRef tileCompile(TileModuleRef M, TileTargetRef T, const char *Entry,
   std::string Diags;
   llvm::raw_string_ostream OS(Diags);
   tile::DiagnosticEngine Diag(&M->SM, &OS);
-  llvm::Expected<tile::KernelArtifact> A =
-      tile::compileModule(T->Ctx->Registry, *T->BC, *Copy, Diag);
-  if (!A) {
-    std::string Msg = llvm::toString(A.takeError());
-    // Located errors were reported to Diag; the returned error repeats them
-    // in short.
+  // Located errors were reported to Diag; the returned error repeats them
+  // in short.
+  auto Failed = [&](llvm::Error E) {
+    std::string Msg = llvm::toString(std::move(E));
     if (Diag.hadError())
       return makeError(TILE_ERROR_SOURCE, llvm::StringRef(Diags).rtrim());
     return makeError(TILE_ERROR_COMPILE, llvm::StringRef(Msg).rtrim());
-  }
+  };
+  // Functions with tunable parameters compile in their default config.
+  if (llvm::Error E = tile::specializeAndVerifyModule(*Copy, {}, Diag))
+    return Failed(std::move(E));
+  llvm::Expected<tile::KernelArtifact> A =
+      tile::compileModule(T->Ctx->Registry, *T->BC, *Copy, Diag);
+  if (!A)
+    return Failed(A.takeError());
   auto R = std::make_unique<TileOpaqueArtifact>();
   R->A = std::move(*A);
   *Out = R.release();
