@@ -65,11 +65,15 @@ def RegisterFragments : Pass<CUDAPasses, "cuda-register-fragments"> {
     array: a large one distributed over the threads (thread t holds
     elements t * V .. t * V + V - 1 of every T * V chunk, V elements being
     vector-bytes of the global type), a small one (a reduce result)
-    replicated in every thread. Copies become cuda.vload / cuda.vstore for
+    replicated in every thread, and a vector broadcast over a larger
+    tile or a reduce result whose rows span part of a chunk sliced: the
+    projection of the tile's layout, each thread holding its rows or
+    columns once. Copies become cuda.vload / cuda.vstore for
     whole tiles and guarded element code for partial ones; parallel loops
     become unrolled loops over the thread's elements; reduces become a
     per-thread partial, warp shuffles (cuda.shfl_xor) and one exchange
-    through shared memory between warps. Kernels that do not qualify
+    through shared memory between warps (for a sliced result, shuffles over
+    the lanes that share a row and the exchange only where warps do). Kernels that do not qualify
     (gemm on a fragment, fragments exchanged with shared memory or read by
     other threads, shapes that do not share out evenly) are left for the
     generic SIMT path.
@@ -77,7 +81,7 @@ def RegisterFragments : Pass<CUDAPasses, "cuda-register-fragments"> {
   let Options = [
     PassOption<"warp-size", "int", "32", "threads per warp">,
     PassOption<"vector-bytes", "int", "16", "bytes per global vector access">,
-    PassOption<"max-elements-per-thread", "int", "64",
+    PassOption<"max-elements-per-thread", "int", "128",
                "largest fragment share a thread keeps in registers">,
   ];
   let Constructor = "createRegisterFragmentsPass";

@@ -11,7 +11,14 @@
 //    chunk, so a copy is one 16-byte access per thread and chunk, and a
 //    warp's accesses are contiguous;
 //  - replicated: small (reduce results, row statistics); every thread
-//    holds all of it and computes it redundantly.
+//    holds all of it and computes it redundantly;
+//  - sliced: a vector read by a parallel loop at some of its variables (a
+//    broadcast, as GEMV's x), or a reduce result whose rows do not span
+//    whole T * V chunks (GEMV's row sums): the projection of the loop's
+//    (the source's) blocked layout (tile/Analysis LinearLayout), so each
+//    thread holds its rows or columns once, and a reduction runs in
+//    registers, then over the lanes that share a row, then through shared
+//    memory only where warps share one.
 // Fragment copies become cuda.vload / cuda.vstore under a whole-tile
 // range check, with an element-wise guarded tail; parallel loops become
 // unrolled per-thread loops over the thread's elements; a reduce along
@@ -23,10 +30,12 @@
 //
 // Kernels that do not qualify (a gemm on a fragment, a fragment copied to
 // shared memory, a fragment read across threads, shapes that do not share
-// out evenly) are left as they are for the generic SIMT path.
+// out evenly, a broadcast over a shape that is not a power of two) are
+// left as they are for the generic SIMT path, with a missed remark.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Analysis/FragmentLayouts.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/Pass.h"
@@ -50,7 +59,12 @@ namespace {
 
 using Stmts = std::vector<StmtPtr>;
 
-enum class Layout { Distributed, Replicated };
+/// Distributed: the blocked layout (each thread V consecutive elements of
+/// every T * V chunk). Replicated: every thread holds it all. Sliced: the
+/// projection of a distributed fragment's layout onto some of its
+/// dimensions (a row or column vector broadcast over the others, a reduce
+/// result): each thread holds the elements of its rows or columns, once.
+enum class Layout { Distributed, Replicated, Sliced };
 
 struct FragInfo {
   std::vector<int64_t> Shape;
@@ -59,6 +73,12 @@ struct FragInfo {
   /// Largest vector width its global copies allow (elements).
   int64_t MaxVec = 16;
   bool Copied = false, CopiedIn = false;
+  /// Sliced: the layout over the nonunit dimensions, and which register
+  /// bits it keeps (the others repeat an element the thread already holds).
+  std::optional<LinearLayout> Slice;
+  int64_t SliceRegMask = 0;
+  /// Registers a thread holds of a sliced fragment.
+  int64_t sliceRegs() const { return int64_t(1) << llvm::popcount(uint64_t(SliceRegMask)); }
 };
 
 /// A parallel loop the pass rewrites.
@@ -162,7 +182,7 @@ private:
     if (!OK || Frags.empty())
       return false;
     // Layouts from the ops.
-    llvm::DenseSet<const BufferValue *> ReduceDst;
+    llvm::DenseSet<const BufferValue *> &ReduceDst = ReduceDstSet;
     OK = true;
     walkStmts(K.getBody(), [&](const Stmt &S) {
       const auto *Op = dyn_cast<OpStmt>(&S);
@@ -174,14 +194,13 @@ private:
       return false;
     for (auto &[B, I] : Frags) {
       if (ReduceDst.count(B)) {
-        // Replicated: it may be copied out (every thread holds it all, so
-        // the generic lowering may share the copy out), not in.
+        // Replicated or sliced, decided once the vector width is known.
         I.L = Layout::Replicated;
-        if (I.CopiedIn)
-          return reject(B->getLoc(), "reduce result %" + B->getName() + " is also copied in from memory");
-      } else if (I.Copied || Distributed.count(B) ||
-                 (I.Elems >= T && I.Elems % T == 0)) {
-        I.L = Layout::Distributed;
+        continue;
+      }
+      if (I.Copied || Distributed.count(B) ||
+          (I.Elems >= T && I.Elems % T == 0)) {
+        I.L = isBroadcast(B) ? Layout::Sliced : Layout::Distributed;
       } else {
         I.L = Layout::Replicated;
       }
@@ -190,19 +209,148 @@ private:
       if (I.L == Layout::Replicated && Distributed.count(B))
         return reject(B->getLoc(), "reduce source %" + B->getName() + " does not share out over the " + llvm::Twine(T) + " threads");
     }
+    if (!chooseVectorWidth() || !sliceReduceResults())
+      return false;
     // Copies out of replicated fragments stay for tile-lower-tile-ops.
     llvm::erase_if(Copies, [&](const OpStmt *Op) {
-      return !isDist(Op->getOperand("src").R.Buf) &&
-             !isDist(Op->getOperand("dst").R.Buf);
+      return !isOwned(Op->getOperand("src").R.Buf) &&
+             !isOwned(Op->getOperand("dst").R.Buf);
     });
-    if (!chooseVectorWidth())
-      return false;
     // Statements: fragment uses outside ops.
     if (!checkBlock(K.getBody()))
       return false;
     for (const OpStmt *R : Reduces)
       if (!checkReduce(*R))
         return false;
+    for (auto &[B, I] : Frags)
+      if (I.L == Layout::Sliced && !I.Slice)
+        return reject(B->getLoc(), "fragment %" + B->getName() + " is read as a broadcast but by no parallel loop over a distributed fragment");
+    return true;
+  }
+
+  /// Whether \p B, which would be distributed by its size or its copies,
+  /// is read by a parallel loop at a strict subset of the loop's variables
+  /// (a row or column vector broadcast over a larger tile) and written by
+  /// none: it then takes the projection of that loop's layout.
+  bool isBroadcast(const BufferValue *B) {
+    bool Read = false, Written = false;
+    walkStmts(K.getBody(), [&](const Stmt &S) {
+      const auto *F = dyn_cast<ForStmt>(&S);
+      if (!F || F->getLoopKind() != LoopKind::Parallel)
+        return;
+      int64_t Total = 1;
+      for (const LoopDim &D : F->getDims()) {
+        std::optional<int64_t> C = D.Hi->getConstInt();
+        Total *= C ? *C : 0;
+      }
+      walkStmts(F->getBody(), [&](const Stmt &X) {
+        if (const auto *St = dyn_cast<StoreStmt>(&X))
+          Written |= St->getBuffer() == B;
+        forEachExprSlot(const_cast<Stmt &>(X), [&](ExprPtr &E) {
+          fragLoads(*E, [&](const LoadExpr &L) {
+            Read |= L.getBuffer() == B && Total > frag(B)->Elems &&
+                    loopKeep(*F, L.getIndices()).has_value();
+          });
+        });
+      });
+    });
+    return Read && !Written;
+  }
+
+  /// For an access at loop variables of \p F: the positions, among the
+  /// loop's dimensions of extent other than 1, of the variables that index
+  /// the buffer's dimensions of extent other than 1 (unit dimensions take
+  /// 0); none when an index is anything else.
+  std::optional<std::vector<unsigned>> loopKeep(const ForStmt &F,
+                                                llvm::ArrayRef<ExprPtr> Idx) {
+    std::vector<int64_t> Ext;
+    for (const LoopDim &D : F.getDims()) {
+      std::optional<int64_t> C = D.Hi->getConstInt();
+      if (!C)
+        return std::nullopt;
+      Ext.push_back(*C);
+    }
+    std::vector<unsigned> Keep;
+    for (const ExprPtr &I : Idx) {
+      if (ex::isConst(*I, 0))
+        continue;
+      unsigned Pos = 0;
+      bool Found = false;
+      for (unsigned L = 0; L != Ext.size() && !Found; ++L) {
+        if (isVar(*I, F.getDims()[L].Var.get())) {
+          Found = true;
+          if (Ext[L] != 1)
+            Keep.push_back(Pos);
+        }
+        Pos += Ext[L] != 1;
+      }
+      if (!Found)
+        return std::nullopt;
+    }
+    std::vector<unsigned> Sorted = Keep;
+    llvm::sort(Sorted);
+    if (std::adjacent_find(Sorted.begin(), Sorted.end()) != Sorted.end())
+      return std::nullopt;
+    return Keep;
+  }
+
+  /// The projection onto \p Keep of the blocked layout of a tile of
+  /// nonunit extents \p Ext; none unless the extents are powers of two.
+  std::optional<LinearLayout> projectBlocked(llvm::ArrayRef<int64_t> Ext,
+                                             llvm::ArrayRef<unsigned> Keep) {
+    if (!llvm::all_of(Ext, isPow2))
+      return std::nullopt;
+    return getBlockedLayout(Ext, T, WarpSize, V).project(Keep);
+  }
+
+  /// Gives \p B slice layout \p L, or checks that it has it already.
+  bool setSlice(const BufferValue *B, LinearLayout L, llvm::SMLoc Loc) {
+    FragInfo &I = *frag(B);
+    if (I.Slice)
+      return *I.Slice == L || reject(Loc, "fragment %" + B->getName() + " is used here with another layout than before (a layout conversion is not implemented here)");
+    I.SliceRegMask = 0;
+    for (unsigned R = 0; R != L.getNumBits(HwDim::Register); ++R)
+      if (llvm::any_of(L.getBases(HwDim::Register)[R], [](int64_t X) { return X != 0; }))
+        I.SliceRegMask |= int64_t(1) << R;
+    I.Slice = std::move(L);
+    return true;
+  }
+
+  /// Reduce results stay replicated where each reduced row spans whole
+  /// chunks of T * V elements; otherwise they take the projection of the
+  /// source's layout, and the reduction runs within groups of lanes.
+  bool sliceReduceResults() {
+    for (const OpStmt *Op : Reduces) {
+      const BufferValue *Src = Op->getOperand("src").R.Buf,
+                        *Dst = Op->getOperand("dst").R.Buf;
+      FragInfo &S = *frag(Src), &D = *frag(Dst);
+      unsigned Dim = Op->getAttrOrDefault("dim").getInt();
+      if (S.L != Layout::Distributed || Dim >= S.Shape.size())
+        continue; // checkReduce says why
+      if (Dim + 1 == S.Shape.size() && S.Shape.back() % (T * V) == 0 &&
+          D.L == Layout::Replicated)
+        continue;
+      std::vector<unsigned> NU = nonUnitDims(S.Shape), Keep;
+      for (unsigned P = 0; P != NU.size(); ++P)
+        if (NU[P] != Dim)
+          Keep.push_back(P);
+      std::optional<LinearLayout> L = projectBlocked(nonUnitExtents(S.Shape), Keep);
+      if (!L || Keep.size() == NU.size() ||
+          nonUnitExtents(D.Shape) != std::vector<int64_t>(L->getShape()))
+        return reject(Op->getLoc(), "reduce of rows of " + llvm::Twine(S.Shape[Dim]) + " elements that do not span whole chunks of " + llvm::Twine(T) + " threads x " + llvm::Twine(V) + " elements, over a shape that is not a power of two in every dimension");
+      D.L = Layout::Sliced;
+      if (!setSlice(Dst, std::move(*L), Op->getLoc()))
+        return false;
+    }
+    for (auto &[B, I] : Frags)
+      if (ReduceDstSet.count(B) && I.L == Layout::Replicated) {
+        // Every thread holds it all, so the generic lowering may share the
+        // copy out; not in.
+        if (I.CopiedIn)
+          return reject(B->getLoc(), "reduce result %" + B->getName() + " is also copied in from memory");
+        if (I.Elems > MaxPerThread)
+          return reject(B->getLoc(), "fragment %" + B->getName() + " of " + llvm::Twine(I.Elems) + " elements does not share out over the " + llvm::Twine(T) + " threads and is larger than a thread keeps (max-elements-per-thread)");
+      }
     return true;
   }
 
@@ -298,6 +446,12 @@ private:
     FragInfo *I = frag(B);
     return I && I->L == Layout::Distributed;
   }
+  bool isSliced(const BufferValue *B) {
+    FragInfo *I = frag(B);
+    return I && I->L == Layout::Sliced;
+  }
+  /// Whether each thread holds only its own part (distributed or sliced).
+  bool isOwned(const BufferValue *B) { return isDist(B) || isSliced(B); }
 
   /// Statements outside parallel loops: distributed fragments only through
   /// ops; replicated fragments anywhere.
@@ -312,11 +466,11 @@ private:
       if (isa<OpStmt>(*S))
         continue; // classified above
       if (const auto *St = dyn_cast<StoreStmt>(S.get()))
-        if (isDist(St->getBuffer()))
+        if (isOwned(St->getBuffer()))
           return reject(St->getLoc(), "a store to distributed fragment %" + St->getBuffer()->getName() + " outside a parallel loop");
       bool Bad = false;
       forEachExprSlot(const_cast<Stmt &>(*S), [&](ExprPtr &E) {
-        fragLoads(*E, [&](const LoadExpr &L) { Bad |= isDist(L.getBuffer()); });
+        fragLoads(*E, [&](const LoadExpr &L) { Bad |= isOwned(L.getBuffer()); });
       });
       if (Bad)
         return reject(S->getLoc(), "a distributed fragment is read outside a parallel loop");
@@ -346,6 +500,8 @@ private:
     }
     bool AnyDist = false, AnyFrag = false, RepWrite = false, OK = true,
          SideEffects = false;
+    const BufferValue *SliceWrite = nullptr;
+    std::vector<const LoadExpr *> SliceReads;
     std::vector<unsigned> NULoop = nonUnitDims(Ext);
     auto CheckDistAccess = [&](const BufferValue *B, llvm::ArrayRef<ExprPtr> Idx) {
       const FragInfo &I = *frag(B);
@@ -380,6 +536,8 @@ private:
             if (I->L == Layout::Distributed) {
               AnyDist = true;
               CheckDistAccess(St->getBuffer(), St->getIndices());
+            } else if (I->L == Layout::Sliced) {
+              SliceWrite = St->getBuffer();
             } else {
               RepWrite = true;
             }
@@ -394,6 +552,8 @@ private:
             if (isDist(L.getBuffer())) {
               AnyDist = true;
               CheckDistAccess(L.getBuffer(), L.getIndices());
+            } else if (isSliced(L.getBuffer())) {
+              SliceReads.push_back(&L);
             }
           });
         });
@@ -406,6 +566,20 @@ private:
       return reject(F.getLoc(), "a parallel loop reads or writes a distributed fragment at indices other than its own loop variables, or nests a parallel loop");
     if (!AnyFrag)
       return true; // left to the generic path
+    if (SliceWrite)
+      return reject(F.getLoc(), "a parallel loop writes fragment %" + SliceWrite->getName() + ", whose elements several threads hold (a broadcast or reduce result)");
+    for (const LoadExpr *L : SliceReads) {
+      const BufferValue *B = L->getBuffer();
+      std::optional<std::vector<unsigned>> Keep = loopKeep(F, L->getIndices());
+      std::optional<LinearLayout> Lay;
+      if (Keep)
+        Lay = projectBlocked(nonUnitExtents(Ext), *Keep);
+      if (!AnyDist || !Lay ||
+          std::vector<int64_t>(Lay->getShape()) != nonUnitExtents(frag(B)->Shape))
+        return reject(F.getLoc(), "fragment %" + B->getName() + " is read here other than as a broadcast over a parallel loop's distributed fragments (at a subset of the loop variables, power-of-two extents)");
+      if (!setSlice(B, std::move(*Lay), F.getLoc()))
+        return false;
+    }
     if (AnyDist) {
       if (RepWrite)
         return reject(F.getLoc(), "a parallel loop writes a replicated fragment and reads a distributed one");
@@ -441,6 +615,13 @@ private:
     const FragInfo &D = *frag(Op.getOperand("dst").R.Buf);
     unsigned Dim = Op.getAttrOrDefault("dim").getInt();
     DType Ty = Op.getOperand("dst").R.Buf->getDType();
+    if (D.L == Layout::Sliced) {
+      // Its layout is the projection of the source's (sliceReduceResults).
+      if (getDTypeBits(Ty) > 32 || isBool(Ty) || !isPow2(T) ||
+          (T > WarpSize && T % WarpSize != 0))
+        return reject(Op.getLoc(), "reduce into numbers of more than 32 bits, or over a thread count that is not a power of two");
+      return true;
+    }
     if (S.L != Layout::Distributed || D.L != Layout::Replicated ||
         Dim + 1 != S.Shape.size() || getDTypeBits(Ty) > 32 || isBool(Ty))
       return reject(Op.getLoc(), "reduce is not of a distributed fragment along its last dimension into a replicated one of at most 32-bit numbers");
@@ -746,12 +927,14 @@ private:
     const FragInfo &I = *frag(D.Buf);
     const Expr *Val = Op.getName() == "fill" ? Op.getOperand("value").E.get() : nullptr;
     auto Value_ = [&]() { return Val ? Val->clone() : ex::zero(D.Buf->getDType()); };
-    int64_t N = I.L == Layout::Distributed ? I.Elems / T : I.Elems;
+    int64_t N = I.L == Layout::Distributed ? I.Elems / T
+                : I.L == Layout::Sliced    ? I.sliceRegs()
+                                           : I.Elems;
     Stmts Out;
     Out.push_back(unroll("e", 0, N, [&](Value *E) {
       Stmts S;
       std::vector<ExprPtr> Idx;
-      if (I.L == Layout::Distributed)
+      if (I.L != Layout::Replicated)
         Idx = one(ex::ref(E));
       else
         Idx = delinearize(I.Shape, *ex::ref(E));
@@ -772,9 +955,13 @@ private:
         if (auto *R = dyn_cast<RefExpr>(E.get()))
           if (Value *N = Map.lookup(R->getValue()))
             R->setValue(N);
-        if (auto *L = dyn_cast<LoadExpr>(E.get()))
+        if (auto *L = dyn_cast<LoadExpr>(E.get())) {
           if (isDist(L->getBuffer()))
             L->getIndicesMutable() = one(localIndex(C, Vv));
+          else if (isSliced(L->getBuffer()))
+            L->getIndicesMutable() = one(compactReg(
+                *localIndex(C, Vv), frag(L->getBuffer())->SliceRegMask));
+        }
         return E;
       });
     };
@@ -925,22 +1112,8 @@ private:
     int64_t Lanes = std::min(T, WarpSize), Warps = T / Lanes;
     BufferValue *Tmp = allocTop("shfl", MemScope::Local, R.Ty, 1);
     auto Butterfly = [&](Stmts &S, Value *Row, int64_t Width) {
-      for (int64_t O = Width / 2; O >= 1; O /= 2) {
-        std::vector<OpOperand> Operands(2);
-        Operands[0].Kind = OperandKind::Expr;
-        Operands[0].E = ex::load(Part, one(ex::ref(Row)));
-        Operands[1].Kind = OperandKind::Region;
-        Operands[1].R.Buf = Tmp;
-        Operands[1].R.Indices.push_back({ex::intLit(0), nullptr});
-        AttributeList Attrs;
-        Attrs.set("offset", Attribute::getInt(O));
-        S.push_back(std::make_unique<OpStmt>(Ops.lookup("cuda.shfl_xor"),
-                                             std::move(Operands), std::move(Attrs),
-                                             Loc));
-        S.push_back(store(Part, one(ex::ref(Row)),
-                          combine(R, ex::load(Part, one(ex::ref(Row))),
-                                  ex::load(Tmp, one(ex::intLit(0))))));
-      }
+      for (int64_t O = Width / 2; O >= 1; O /= 2)
+        shuffleCombine(S, R, Part, *ex::ref(Row), O, Tmp, Loc);
     };
     Stmts Out;
     Out.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
@@ -976,6 +1149,283 @@ private:
     return Out;
   }
 
+  /// Part[I] combined with its value in the lane \p Offset away (through
+  /// local \p Tmp).
+  void shuffleCombine(Stmts &S, const ReduceInfo &R, BufferValue *Part,
+                      const Expr &I, int64_t Offset, BufferValue *Tmp,
+                      llvm::SMLoc Loc) {
+    std::vector<OpOperand> Operands(2);
+    Operands[0].Kind = OperandKind::Expr;
+    Operands[0].E = ex::load(Part, one(I.clone()));
+    Operands[1].Kind = OperandKind::Region;
+    Operands[1].R.Buf = Tmp;
+    Operands[1].R.Indices.push_back({ex::intLit(0), nullptr});
+    AttributeList Attrs;
+    Attrs.set("offset", Attribute::getInt(Offset));
+    S.push_back(std::make_unique<OpStmt>(Ops.lookup("cuda.shfl_xor"),
+                                         std::move(Operands), std::move(Attrs),
+                                         Loc));
+    S.push_back(store(Part, one(I.clone()),
+                      combine(R, ex::load(Part, one(I.clone())),
+                              ex::load(Tmp, one(ex::intLit(0))))));
+  }
+
+  //===--- Sliced fragments -----------------------------------------------===//
+
+  /// The register of a sliced fragment that holds what the thread's
+  /// register \p Reg of the parent (distributed) layout holds: \p Reg with
+  /// the bits outside \p Mask dropped.
+  static ExprPtr compactReg(const Expr &Reg, int64_t Mask) {
+    ExprPtr Sum;
+    unsigned Out = 0;
+    for (unsigned B = 0; B != 63;) {
+      if (!(Mask >> B & 1)) {
+        ++B;
+        continue;
+      }
+      unsigned N = 0;
+      while (Mask >> (B + N) & 1)
+        ++N;
+      ExprPtr X = rem(div(Reg.clone(), int64_t(1) << B), int64_t(1) << N);
+      if (Out)
+        X = ex::mul(std::move(X), ex::intLit(int64_t(1) << Out));
+      Sum = Sum ? ex::add(std::move(Sum), std::move(X)) : std::move(X);
+      Out += N;
+      B += N;
+    }
+    return Sum ? std::move(Sum) : ex::intLit(0);
+  }
+
+  /// \p K's bits deposited at the set bits of \p Mask, lowest first.
+  static int64_t depositBits(int64_t K, int64_t Mask) {
+    int64_t Out = 0;
+    for (unsigned B = 0; B != 63 && K; ++B)
+      if (Mask >> B & 1) {
+        Out |= (K & 1) << B;
+        K >>= 1;
+      }
+    return Out;
+  }
+
+  /// The bits of the thread index that select lanes and warps whose basis
+  /// in \p L is zero (they hold copies of another thread's elements), or
+  /// whose basis in \p Parent is nonzero along dimension \p Dim when
+  /// \p Parent is given (the threads a reduction along Dim combines).
+  int64_t threadBits(const LinearLayout &L, const LinearLayout *Parent,
+                     unsigned Dim) const {
+    int64_t Mask = 0;
+    unsigned Shift = 0;
+    for (HwDim H : {HwDim::Lane, HwDim::Warp}) {
+      for (unsigned B = 0; B != L.getNumBits(H); ++B) {
+        bool Hit = Parent ? Parent->getBases(H)[B][Dim] != 0
+                          : llvm::all_of(L.getBases(H)[B],
+                                         [](int64_t X) { return X == 0; });
+        if (Hit)
+          Mask |= int64_t(1) << (Shift + B);
+      }
+      Shift += log2Exact(WarpSize);
+    }
+    return Mask;
+  }
+
+  /// The fragment indices of register \p K of a sliced fragment in the
+  /// calling thread.
+  std::vector<ExprPtr> sliceIndex(const FragInfo &I, int64_t K) {
+    const LinearLayout &L = *I.Slice;
+    // The register's part is a constant; the thread's part goes through
+    // the layout's lane and warp bases alone.
+    LinearLayout::Coords Const = L.apply(depositBits(K, I.SliceRegMask), 0, 0);
+    LinearLayout Threads(std::vector<int64_t>(L.getShape()));
+    for (HwDim H : {HwDim::Lane, HwDim::Warp})
+      for (const LinearLayout::Coords &B : L.getBases(H))
+        Threads.addBasis(H, B);
+    ExprPtr Lane = rem(ex::ref(Tid), WarpSize), Warp = div(ex::ref(Tid), WarpSize);
+    std::vector<unsigned> NU = nonUnitDims(I.Shape);
+    std::vector<ExprPtr> Idx(I.Shape.size());
+    for (ExprPtr &X : Idx)
+      X = ex::intLit(0);
+    for (unsigned P = 0; P != NU.size(); ++P) {
+      ExprPtr C = Threads.buildCoordinate(P, *ex::intLit(0), *Lane, *Warp);
+      Idx[NU[P]] = Const[P] ? ex::add(ex::intLit(Const[P]), std::move(C)) : std::move(C);
+    }
+    return Idx;
+  }
+
+  /// A copy between global memory and a sliced fragment: each thread moves
+  /// its registers (vectors where its lowest registers hold consecutive
+  /// elements of the contiguous dimension); a store only from the threads
+  /// that hold the original of each element, not a copy.
+  Stmts lowerSliceCopy(const OpStmt &Op) {
+    const Region &SR = Op.getOperand("src").R, &DR = Op.getOperand("dst").R;
+    bool Load = isSliced(DR.Buf);
+    const Region &F = Load ? DR : SR, &G = Load ? SR : DR;
+    const FragInfo &I = *frag(F.Buf);
+    const LinearLayout &L = *I.Slice;
+    BufferValue *FB = F.Buf, *GB = G.Buf;
+    GlobalSide S = pairGlobal(G, F);
+    // The vector: registers 0, 1, ... walking the last dimension by 1, 2, ...
+    int64_t W = 1, Last = L.getRank() - 1;
+    int64_t MaxW = vectorizable(GB->getDType()) && vectorizable(FB->getDType())
+                       ? VectorBytes / getDTypeBytes(GB->getDType())
+                       : 1;
+    while (2 * W <= MaxW && log2Exact(W) < L.getNumBits(HwDim::Register) &&
+           L.getBases(HwDim::Register)[log2Exact(W)][Last] == W &&
+           llvm::count(L.getBases(HwDim::Register)[log2Exact(W)], 0) + 1 ==
+               int64_t(L.getRank()))
+      W *= 2;
+    bool Vector = W > 1 && GB->getStrides().empty() && !S.FragDim.empty() &&
+                  S.FragDim.back() == int(nonUnitDims(I.Shape).back());
+    int64_t Regs = I.sliceRegs();
+    auto Elements = [&](bool Guard) {
+      Stmts Out;
+      for (int64_t K = 0; K != Regs; ++K) {
+        std::vector<ExprPtr> GI = globalIndex(S, sliceIndex(I, K));
+        ExprPtr Cond = Guard ? inRange(S, GI) : nullptr;
+        StmtPtr X = Load ? store(FB, one(ex::intLit(K)), ex::load(GB, std::move(GI)))
+                         : store(GB, std::move(GI), ex::load(FB, one(ex::intLit(K))));
+        if (!Cond) {
+          Out.push_back(std::move(X));
+          continue;
+        }
+        Stmts Then, Else;
+        Then.push_back(std::move(X));
+        if (Load)
+          Else.push_back(store(FB, one(ex::intLit(K)), ex::zero(FB->getDType())));
+        Out.push_back(ifThen(std::move(Cond), std::move(Then),
+                             Load ? std::optional<Stmts>(std::move(Else)) : std::nullopt));
+      }
+      return Out;
+    };
+    Stmts Fast;
+    if (Vector) {
+      for (int64_t K = 0; K < Regs; K += W) {
+        std::vector<ExprPtr> GI = globalIndex(S, sliceIndex(I, K));
+        Region GRg, FRg;
+        GRg.Buf = GB;
+        for (ExprPtr &X : GI)
+          GRg.Indices.push_back({std::move(X), nullptr});
+        FRg.Buf = FB;
+        FRg.Indices.push_back({ex::intLit(K), nullptr});
+        std::vector<OpOperand> Operands(2);
+        Operands[0].Kind = Operands[1].Kind = OperandKind::Region;
+        Operands[0].R = Load ? std::move(GRg) : std::move(FRg);
+        Operands[1].R = Load ? std::move(FRg) : std::move(GRg);
+        AttributeList Attrs;
+        Attrs.set("width", Attribute::getInt(W));
+        Fast.push_back(std::make_unique<OpStmt>(
+            Ops.lookup(Load ? "cuda.vload" : "cuda.vstore"), std::move(Operands),
+            std::move(Attrs), Op.getLoc()));
+      }
+    } else {
+      Fast = Elements(false);
+    }
+    Stmts Out;
+    Out.push_back(ifThen(tileInRange(S), std::move(Fast), Elements(true)));
+    int64_t Copies = threadBits(L, nullptr, 0);
+    if (Load || !Copies)
+      return Out;
+    Stmts Owner;
+    Owner.push_back(ifThen(ex::binary(BinaryOp::Eq,
+                                      ex::binary(BinaryOp::And, ex::ref(Tid),
+                                                 ex::intLit(Copies)),
+                                      ex::intLit(0)),
+                           std::move(Out)));
+    return Owner;
+  }
+
+  /// Part[k] = identity, for the registers of sliced \p Dst.
+  Stmts sliceInit(const ReduceInfo &R, BufferValue *Part) {
+    Stmts Out;
+    Out.push_back(unroll("r", 0, frag(R.Dst)->sliceRegs(), [&](Value *K) {
+      Stmts S;
+      S.push_back(store(Part, one(ex::ref(K)), identity(R)));
+      return S;
+    }));
+    return Out;
+  }
+
+  /// Each of the thread's source registers combined into the register of
+  /// Part that holds its row.
+  Stmts slicePartial(const ReduceInfo &R, BufferValue *Part) {
+    int64_t Mask = frag(R.Dst)->SliceRegMask;
+    Stmts Out;
+    Out.push_back(unroll("r", 0, frag(R.Src)->Elems / T, [&](Value *Reg) {
+      ExprPtr X = ex::castTo(ex::load(R.Src, one(ex::ref(Reg))), R.Ty);
+      if (llvm::StringRef(R.Kind).starts_with("abs"))
+        X = ex::call(Intrinsic::Abs, one(std::move(X)));
+      ExprPtr K = compactReg(*ex::ref(Reg), Mask);
+      Stmts S;
+      S.push_back(store(Part, one(K->clone()),
+                        combine(R, ex::load(Part, one(K->clone())), std::move(X))));
+      return S;
+    }));
+    return Out;
+  }
+
+  /// Combines Part over the threads that hold parts of the same result:
+  /// warp shuffles over the lanes, and over warps one shared slot per
+  /// thread and register that every thread reads back in the same order.
+  Stmts sliceAcross(const ReduceInfo &R, const OpStmt &Op, BufferValue *Part) {
+    const FragInfo &SI = *frag(R.Src);
+    std::vector<unsigned> NU = nonUnitDims(SI.Shape);
+    unsigned Dim = llvm::find(NU, unsigned(Op.getAttrOrDefault("dim").getInt())) - NU.begin();
+    LinearLayout Parent = getBlockedLayout(nonUnitExtents(SI.Shape), T, WarpSize, V);
+    int64_t Bits = threadBits(*frag(R.Dst)->Slice, &Parent, Dim),
+            Regs = frag(R.Dst)->sliceRegs();
+    int64_t LaneBits = Bits & (WarpSize - 1), WarpBits = Bits & ~(WarpSize - 1);
+    Stmts Out;
+    if (LaneBits) {
+      BufferValue *Tmp = allocTop("shfl", MemScope::Local, R.Ty, 1);
+      Out.push_back(unroll("r", 0, Regs, [&](Value *K) {
+        Stmts S;
+        for (int64_t O = WarpSize / 2; O >= 1; O /= 2)
+          if (LaneBits & O)
+            shuffleCombine(S, R, Part, *ex::ref(K), O, Tmp, Op.getLoc());
+        return S;
+      }));
+    }
+    if (!WarpBits)
+      return Out;
+    BufferValue *Red = allocTop("red", MemScope::Shared, R.Ty, Regs * T);
+    auto Slot = [&](Value *K, ExprPtr Thread) {
+      return one(ex::add(ex::mul(ex::ref(K), ex::intLit(T)), std::move(Thread)));
+    };
+    Out.push_back(unroll("r", 0, Regs, [&](Value *K) {
+      Stmts S;
+      S.push_back(store(Red, Slot(K, ex::ref(Tid)), ex::load(Part, one(ex::ref(K)))));
+      return S;
+    }));
+    Out.push_back(barrier());
+    Out.push_back(unroll("r", 0, Regs, [&](Value *K) {
+      Stmts S;
+      ExprPtr Base = ex::binary(BinaryOp::And, ex::ref(Tid), ex::intLit(~WarpBits));
+      ExprPtr Sum;
+      for (int64_t W = 0; W != int64_t(1) << llvm::popcount(uint64_t(WarpBits)); ++W) {
+        ExprPtr X = ex::load(Red, Slot(K, ex::add(Base->clone(),
+                                                  ex::intLit(depositBits(W, WarpBits)))));
+        Sum = Sum ? combine(R, std::move(Sum), std::move(X)) : std::move(X);
+      }
+      S.push_back(store(Part, one(ex::ref(K)), std::move(Sum)));
+      return S;
+    }));
+    Out.push_back(barrier());
+    return Out;
+  }
+
+  /// dst[k] = Part[k], or combined with it without `clear`.
+  Stmts sliceWriteBack(const ReduceInfo &R, BufferValue *Part) {
+    Stmts Out;
+    Out.push_back(unroll("r", 0, frag(R.Dst)->sliceRegs(), [&](Value *K) {
+      ExprPtr Val = ex::load(Part, one(ex::ref(K)));
+      if (!R.Clear)
+        Val = combine(R, ex::load(R.Dst, one(ex::ref(K))), std::move(Val));
+      Stmts S;
+      S.push_back(store(R.Dst, one(ex::ref(K)), std::move(Val)));
+      return S;
+    }));
+    return Out;
+  }
+
   /// dst[r] = Part[r], or dst[r] combined with it without `clear`.
   Stmts writeBack(const ReduceInfo &R, BufferValue *Part) {
     const FragInfo &DI = *frag(R.Dst);
@@ -1003,10 +1453,20 @@ private:
 
   Stmts lowerReduce(const OpStmt &Op) {
     ReduceInfo R = reduceInfo(Op);
+    bool Sliced = isSliced(R.Dst);
     // Accumulated across the iterations of its loop: only the thread's
     // share here, the rest after the loop.
     if (BufferValue *Acc = Deferred.lookup(&Op))
-      return threadPartial(R, Acc, /*Accumulate=*/true);
+      return Sliced ? slicePartial(R, Acc)
+                    : threadPartial(R, Acc, /*Accumulate=*/true);
+    if (Sliced) {
+      BufferValue *Part = allocTop("part", MemScope::Local, R.Ty, frag(R.Dst)->sliceRegs());
+      Stmts Out = sliceInit(R, Part);
+      append(Out, slicePartial(R, Part));
+      append(Out, sliceAcross(R, Op, Part));
+      append(Out, sliceWriteBack(R, Part));
+      return Out;
+    }
     BufferValue *Part = allocTop("part", MemScope::Local, R.Ty, R.Rows);
     Stmts Out = threadPartial(R, Part, false);
     append(Out, acrossThreads(R, Part, Op.getLoc()));
@@ -1071,10 +1531,10 @@ private:
     for (auto &[B, I] : Frags) {
       auto *Buf = const_cast<BufferValue *>(B);
       Buf->setScope(MemScope::Local);
-      if (I.L == Layout::Distributed) {
+      if (I.L != Layout::Replicated) {
         std::vector<ExprPtr> &Shape = Buf->getShapeMutable();
         Shape.clear();
-        Shape.push_back(ex::intLit(I.Elems / T));
+        Shape.push_back(ex::intLit(I.L == Layout::Sliced ? I.sliceRegs() : I.Elems / T));
       }
     }
     Block &Body = K.getBodyMutable();
@@ -1089,7 +1549,10 @@ private:
       std::optional<Stmts> New;
       if (auto *Op = dyn_cast<OpStmt>(S.get())) {
         if (llvm::is_contained(Copies, Op))
-          New = lowerCopy(*Op);
+          New = isSliced(Op->getOperand("src").R.Buf) ||
+                        isSliced(Op->getOperand("dst").R.Buf)
+                    ? lowerSliceCopy(*Op)
+                    : lowerCopy(*Op);
         else if (llvm::is_contained(Reduces, Op))
           New = lowerReduce(*Op);
         else if ((Op->getName() == "fill" || Op->getName() == "clear") &&
@@ -1104,6 +1567,15 @@ private:
           Stmts Before, After;
           for (const OpStmt *Op : Defer) {
             ReduceInfo R = reduceInfo(*Op);
+            if (isSliced(R.Dst)) {
+              BufferValue *Acc = allocTop("part", MemScope::Local, R.Ty,
+                                          frag(R.Dst)->sliceRegs());
+              Deferred[Op] = Acc;
+              append(Before, sliceInit(R, Acc));
+              append(After, sliceAcross(R, *Op, Acc));
+              append(After, sliceWriteBack(R, Acc));
+              continue;
+            }
             BufferValue *Acc = allocTop("part", MemScope::Local, R.Ty, R.Rows);
             Deferred[Op] = Acc;
             Before.push_back(unroll("r", 0, R.Rows, [&](Value *Row) {
@@ -1144,7 +1616,7 @@ private:
   llvm::SMLoc WhyLoc;
   Value *Tid = nullptr;
   llvm::DenseMap<const BufferValue *, FragInfo> Frags;
-  llvm::DenseSet<const BufferValue *> Distributed;
+  llvm::DenseSet<const BufferValue *> Distributed, ReduceDstSet;
   llvm::DenseMap<const ForStmt *, LoopPlan> Loops;
   std::vector<const OpStmt *> Copies, Reduces;
   llvm::DenseSet<const Value *> NonNeg;
