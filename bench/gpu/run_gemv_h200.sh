@@ -7,12 +7,7 @@
 # occupancy for the example at 16384^2. From the repository root on the
 # GPU machine with a static tile-jit at $TILE_JIT (default
 # .bundle/tile-jit). Log in $OUT/h200-gemv.log (default /tmp/tile-out).
-set -uo pipefail
-JIT=${TILE_JIT:-.bundle/tile-jit}
-OUT=${OUT:-/tmp/tile-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/h200-gemv.log") 2>&1
-echo "== machine"; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u
+source "$(dirname "$0")/prologue.sh" h200-gemv.log
 echo "== --check on the device"
 for T in 'cuda -arch=sm_90a' 'cuda -arch=sm_80'; do
   for f in examples/gemv.tile test/Target/CUDA/Inputs/gemv-bf16.tile test/Target/CUDA/Inputs/gemv-transposed.tile; do

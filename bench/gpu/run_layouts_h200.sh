@@ -8,12 +8,7 @@
 # repository root on the GPU machine with a static tile-jit (cmake
 # -DTILE_BUNDLE=ON; ninja tile-jit) at $TILE_JIT (default
 # .bundle/tile-jit). Logs in $OUT (default /tmp/tile-out).
-set -uo pipefail
-JIT=${TILE_JIT:-.bundle/tile-jit}
-OUT=${OUT:-/tmp/tile-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/h200-layouts.log") 2>&1
-echo "== machine"; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u
+source "$(dirname "$0")/prologue.sh" h200-layouts.log
 echo "== gated lit tests"
 timeout 300 python3 bench/gpu/run_gated_tests.py --jit "$JIT" --timeout 60 | grep -E "^(PASS|FAIL)|^  FAIL|gated tests"
 echo "== epilogue kernels on the device, both tensor-core paths, --check"
