@@ -219,6 +219,26 @@ TILE_CAPI_EXPORT TileErrorRef tileProgramLaunch(TileProgramRef P,
                                                 const TileArg *Args,
                                                 size_t NumArgs);
 
+/*===-- Prepared launches --------------------------------------------------===*/
+
+typedef struct TileOpaqueLaunch *TileLaunchRef;
+
+/** Entry point \p Entry of \p P (NULL: its only one) made ready for
+ *  repeated launches: the entry, its host function and its kernels are
+ *  looked up here once, so that tileLaunchCall does only what each launch
+ *  needs. Destroy it before \p P. */
+TILE_CAPI_EXPORT TileErrorRef tileProgramPrepareLaunch(TileProgramRef P,
+                                                       const char *Entry,
+                                                       TileLaunchRef *Out);
+TILE_CAPI_EXPORT void tileLaunchDestroy(TileLaunchRef L);
+
+/** Calls the prepared entry point, as tileProgramLaunch does: every
+ *  argument is checked by the entry point before anything runs, and a
+ *  mismatch is a TILE_ERROR_ARGUMENT naming the parameter. */
+TILE_CAPI_EXPORT TileErrorRef tileLaunchCall(TileLaunchRef L,
+                                             const TileArg *Args,
+                                             size_t NumArgs);
+
 /** Argument constructors. A DLManagedTensor is passed as
  *  tileArgTensor(&Managed->dl_tensor); ownership stays with the caller. */
 static inline TileArg tileArgTensor(DLTensor *T) {

@@ -59,6 +59,10 @@ struct TileOpaqueProgram {
   std::unique_ptr<tile::LoadedArtifact> L;
 };
 
+struct TileOpaqueLaunch {
+  std::unique_ptr<tile::PreparedEntry> P;
+};
+
 namespace tile::capi {
 
 inline TileErrorRef makeError(TileErrorKind K, const llvm::Twine &Msg) {

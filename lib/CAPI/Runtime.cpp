@@ -205,32 +205,65 @@ TileErrorRef tileProgramLoad(TileExecutorRef E, TileArtifactRef A,
 
 void tileProgramDestroy(TileProgramRef P) { delete P; }
 
-TileErrorRef tileProgramLaunch(TileProgramRef P, const char *Entry,
-                               const TileArg *Args, size_t NumArgs) {
-  if (!P || (!Args && NumArgs))
-    return nullArgument("tileProgramLaunch", !P ? "the program" : "the arguments");
+/// Resolves \p Entry of \p P for \p Fn: NULL names the only entry point.
+static TileErrorRef resolveEntry(TileProgramRef P, const char *Fn,
+                                 const char *&Entry) {
   const tile::KernelArtifact &A = P->L->getArtifact();
-  if (!Entry) {
-    if (A.Entries.size() != 1)
-      return makeError(TILE_ERROR_TARGET,
-                       "tileProgramLaunch: the artifact has " +
-                           llvm::Twine(A.Entries.size()) +
-                           " entry points; name one");
-    Entry = A.Entries.front().Name.c_str();
-  } else if (!A.findEntry(Entry)) {
-    std::string Names;
-    for (const tile::ArtifactEntry &E : A.Entries)
-      Names += (Names.empty() ? "" : ", ") + E.Name;
-    return makeError(TILE_ERROR_TARGET, "no entry point '" + llvm::Twine(Entry) +
-                                            "' in the artifact; it has: " +
-                                            (Names.empty() ? "none" : Names));
-  }
+  if (Entry)
+    return A.findEntry(Entry)
+               ? nullptr
+               : wrap(A.missingEntry(Entry), TILE_ERROR_TARGET);
+  if (A.Entries.size() != 1)
+    return makeError(TILE_ERROR_TARGET, llvm::Twine(Fn) + ": the artifact has " +
+                                            llvm::Twine(A.Entries.size()) +
+                                            " entry points; name one");
+  Entry = A.Entries.front().Name.c_str();
+  return nullptr;
+}
+
+/// The result of a launch: an argument the entry point refused is a
+/// TILE_ERROR_ARGUMENT, any other failure a TILE_ERROR_EXECUTION.
+static TileErrorRef wrapLaunch(llvm::Error E) {
+  if (!E)
+    return nullptr;
   TileErrorKind Kind = TILE_ERROR_EXECUTION;
-  llvm::Error E = llvm::handleErrors(
-      P->L->call(Entry, llvm::ArrayRef<TileArg>(Args, NumArgs)),
+  E = llvm::handleErrors(
+      std::move(E),
       [&](std::unique_ptr<tile::ArgumentError> AE) -> llvm::Error {
         Kind = TILE_ERROR_ARGUMENT;
         return llvm::Error(std::move(AE));
       });
   return wrap(std::move(E), Kind);
+}
+
+TileErrorRef tileProgramLaunch(TileProgramRef P, const char *Entry,
+                               const TileArg *Args, size_t NumArgs) {
+  if (!P || (!Args && NumArgs))
+    return nullArgument("tileProgramLaunch", !P ? "the program" : "the arguments");
+  if (TileErrorRef Err = resolveEntry(P, "tileProgramLaunch", Entry))
+    return Err;
+  return wrapLaunch(P->L->call(Entry, llvm::ArrayRef<TileArg>(Args, NumArgs)));
+}
+
+TileErrorRef tileProgramPrepareLaunch(TileProgramRef P, const char *Entry,
+                                      TileLaunchRef *Out) {
+  if (!P || !Out)
+    return nullArgument("tileProgramPrepareLaunch",
+                        !P ? "the program" : "the result pointer");
+  if (TileErrorRef Err = resolveEntry(P, "tileProgramPrepareLaunch", Entry))
+    return Err;
+  llvm::Expected<std::unique_ptr<tile::PreparedEntry>> L = P->L->prepare(Entry);
+  if (!L)
+    return wrap(L.takeError(), TILE_ERROR_EXECUTION);
+  *Out = new TileOpaqueLaunch{std::move(*L)};
+  return nullptr;
+}
+
+void tileLaunchDestroy(TileLaunchRef L) { delete L; }
+
+TileErrorRef tileLaunchCall(TileLaunchRef L, const TileArg *Args,
+                            size_t NumArgs) {
+  if (!L || (!Args && NumArgs))
+    return nullArgument("tileLaunchCall", !L ? "the launch" : "the arguments");
+  return wrapLaunch(L->P->call(llvm::ArrayRef<TileArg>(Args, NumArgs)));
 }

@@ -12,6 +12,8 @@
 #include "tile/Exec/Executor.h"
 #include "llvm/ADT/StringMap.h"
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace llvm::orc {
 class LLJIT;
@@ -36,11 +38,36 @@ public:
   /// error carries what the host code or the runtime recorded.
   llvm::Error call(llvm::StringRef Symbol, llvm::ArrayRef<TileArg> Args,
                    RuntimeCall &Call);
+  /// Calls the entry point \p Symbol whose address lookup() gave, as
+  /// call() does.
+  static llvm::Error invoke(void *Fn, llvm::StringRef Symbol,
+                            llvm::ArrayRef<TileArg> Args, RuntimeCall &Call);
 
 private:
   HostCode() = default;
   std::unique_ptr<llvm::orc::LLJIT> JIT;
   llvm::StringMap<void *> Cache;
+};
+
+/// An entry point of host code looked up once, with the kernels it
+/// launches: each call makes the backend's RuntimeCall \p CallT from the
+/// executor and the kernels and runs the entry's host function.
+template <typename CallT, typename ExecT, typename KernelT>
+class PreparedHostEntry : public PreparedEntry {
+public:
+  PreparedHostEntry(ExecT &Exec, const std::vector<KernelT> &Kernels, void *Fn,
+                    llvm::StringRef Symbol)
+      : Exec(Exec), Kernels(Kernels), Fn(Fn), Symbol(Symbol) {}
+  llvm::Error call(llvm::ArrayRef<TileArg> Args) override {
+    CallT Call(Exec, Kernels);
+    return HostCode::invoke(Fn, Symbol, Args, Call);
+  }
+
+private:
+  ExecT &Exec;
+  const std::vector<KernelT> &Kernels;
+  void *Fn;
+  std::string Symbol;
 };
 
 /// The host code of \p A alone (its device code runs elsewhere).

@@ -28,10 +28,22 @@ public:
     auto It = Kernels.find(Entry);
     const ArtifactEntry *E = getArtifact().findEntry(Entry);
     if (It == Kernels.end() || !E)
-      return llvm::createStringError("no entry point '" + Entry +
-                                     "' in the artifact");
+      return getArtifact().missingEntry(Entry);
     CallT Call(Exec, It->second);
     return Host->call(E->Symbol, Args, Call);
+  }
+
+  llvm::Expected<std::unique_ptr<PreparedEntry>>
+  prepare(llvm::StringRef Entry) override {
+    auto It = Kernels.find(Entry);
+    const ArtifactEntry *E = getArtifact().findEntry(Entry);
+    if (It == Kernels.end() || !E)
+      return getArtifact().missingEntry(Entry);
+    llvm::Expected<void *> Fn = Host->lookup(E->Symbol);
+    if (!Fn)
+      return Fn.takeError();
+    return std::make_unique<PreparedHostEntry<CallT, ExecT, KernelT>>(
+        Exec, It->second, *Fn, E->Symbol);
   }
 
 protected:

@@ -90,8 +90,13 @@ llvm::Error HostCode::call(llvm::StringRef Symbol, llvm::ArrayRef<TileArg> Args,
   auto Fn = lookup(Symbol);
   if (!Fn)
     return Fn.takeError();
+  return invoke(*Fn, Symbol, Args, Call);
+}
+
+llvm::Error HostCode::invoke(void *Fn, llvm::StringRef Symbol,
+                             llvm::ArrayRef<TileArg> Args, RuntimeCall &Call) {
   using EntryFn = int32_t (*)(const TileArg *, int32_t, void *);
-  int32_t RC = reinterpret_cast<EntryFn>(*Fn)(Args.data(), Args.size(), &Call);
+  int32_t RC = reinterpret_cast<EntryFn>(Fn)(Args.data(), Args.size(), &Call);
   if (RC == 0)
     return llvm::Error::success();
   if (Call.ArgumentRefused)

@@ -51,6 +51,15 @@ const ArtifactEntry *KernelArtifact::findEntry(llvm::StringRef Name) const {
   return nullptr;
 }
 
+llvm::Error KernelArtifact::missingEntry(llvm::StringRef Name) const {
+  std::string Known;
+  for (const ArtifactEntry &E : Entries)
+    Known += (Known.empty() ? "" : ", ") + E.Name;
+  return llvm::createStringError("no entry point '" + Name +
+                                 "' in the artifact; it has: " +
+                                 (Known.empty() ? "none" : Known));
+}
+
 namespace {
 class Writer {
 public:

@@ -42,6 +42,8 @@ public:
   llvm::Error init();
   llvm::Error call(llvm::StringRef Entry,
                    llvm::ArrayRef<TileArg> Args) override;
+  llvm::Expected<std::unique_ptr<PreparedEntry>>
+  prepare(llvm::StringRef Entry) override;
 
   struct EntryTable {
     std::string Symbol;
@@ -169,15 +171,22 @@ llvm::Error OrcLoaded::init() {
 
 llvm::Error OrcLoaded::call(llvm::StringRef Entry, llvm::ArrayRef<TileArg> Args) {
   auto It = Entries.find(Entry);
-  if (It == Entries.end()) {
-    std::string Known;
-    for (const ArtifactEntry &E : Artifact.Entries)
-      Known += (Known.empty() ? "" : ", ") + E.Name;
-    return llvm::createStringError("no entry point '" + Entry +
-                                   "' in the artifact; it has: " + Known);
-  }
+  if (It == Entries.end())
+    return Artifact.missingEntry(Entry);
   OrcCall Call(Exec, It->second.Kernels);
   return Code->call(It->second.Symbol, Args, Call);
+}
+
+llvm::Expected<std::unique_ptr<PreparedEntry>>
+OrcLoaded::prepare(llvm::StringRef Entry) {
+  auto It = Entries.find(Entry);
+  if (It == Entries.end())
+    return Artifact.missingEntry(Entry);
+  llvm::Expected<void *> Fn = Code->lookup(It->second.Symbol);
+  if (!Fn)
+    return Fn.takeError();
+  return std::make_unique<PreparedHostEntry<OrcCall, OrcExecutor, KernelFn>>(
+      Exec, It->second.Kernels, *Fn, It->second.Symbol);
 }
 
 llvm::Expected<std::unique_ptr<LoadedArtifact>>

@@ -11,6 +11,31 @@
 using namespace tile;
 
 LoadedArtifact::~LoadedArtifact() = default;
+PreparedEntry::~PreparedEntry() = default;
+
+namespace {
+/// The prepared entry of a backend that resolves nothing ahead: each call
+/// goes through LoadedArtifact::call by name.
+class CallByName : public PreparedEntry {
+public:
+  CallByName(LoadedArtifact &L, const ArtifactEntry &E) : L(L), E(E) {}
+  llvm::Error call(llvm::ArrayRef<TileArg> Args) override {
+    return L.call(E.Name, Args);
+  }
+
+private:
+  LoadedArtifact &L;
+  const ArtifactEntry &E;
+};
+} // namespace
+
+llvm::Expected<std::unique_ptr<PreparedEntry>>
+LoadedArtifact::prepare(llvm::StringRef Entry) {
+  const ArtifactEntry *E = Artifact.findEntry(Entry);
+  if (!E)
+    return Artifact.missingEntry(Entry);
+  return std::make_unique<CallByName>(*this, *E);
+}
 Executor::~Executor() = default;
 DeviceTimer::~DeviceTimer() = default;
 

@@ -191,13 +191,8 @@ struct BoundTensor {
 llvm::Error WebGPULoaded::call(llvm::StringRef EntryName,
                                llvm::ArrayRef<TileArg> Args) {
   const ArtifactEntry *E = Artifact.findEntry(EntryName);
-  if (!E) {
-    std::string Known;
-    for (const ArtifactEntry &X : Artifact.Entries)
-      Known += (Known.empty() ? "" : ", ") + X.Name;
-    return llvm::createStringError("no entry point '" + EntryName +
-                                   "' in the artifact; it has: " + Known);
-  }
+  if (!E)
+    return Artifact.missingEntry(EntryName);
   auto Fail = [&](const llvm::Twine &Msg) {
     return llvm::createStringError("@" + EntryName + ": " + Msg);
   };

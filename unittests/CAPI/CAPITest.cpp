@@ -175,6 +175,63 @@ TEST_F(CAPITest, ArgumentsThatDoNotMatchAreRefusedByName) {
   EXPECT_EQ(K, TILE_ERROR_TARGET);
 }
 
+TEST_F(CAPITest, PreparedLaunchesRunAndCheckEveryCall) {
+  loadAxpy();
+  TileLaunchRef Launch = nullptr;
+  TileErrorKind K{};
+  EXPECT_EQ(take(tileProgramPrepareLaunch(Program, "gemm", &Launch), &K),
+            "no entry point 'gemm' in the artifact; it has: axpy");
+  EXPECT_EQ(K, TILE_ERROR_TARGET);
+  EXPECT_EQ(Launch, nullptr);
+  ASSERT_EQ(take(tileProgramPrepareLaunch(Program, nullptr, &Launch)), "");
+  ASSERT_NE(Launch, nullptr);
+
+  // The same prepared entry on tensors of different lengths and values.
+  std::mt19937 Rng(11);
+  std::uniform_real_distribution<float> U(-1, 1);
+  for (int64_t N : {1000, 37, 4096}) {
+    Vec X(N), Y(N);
+    std::vector<float> Want(N);
+    for (int64_t I = 0; I != N; ++I) {
+      X.Data[I] = U(Rng);
+      Y.Data[I] = U(Rng);
+      Want[I] = float(-2.0 * X.Data[I] + Y.Data[I] + 5);
+    }
+    TileArg Args[] = {tileArgTensor(&X.T), tileArgTensor(&Y.T),
+                      tileArgFloat(-2), tileArgInt(5)};
+    ASSERT_EQ(take(tileLaunchCall(Launch, Args, 4)), "");
+    ASSERT_EQ(take(tileExecutorSynchronize(Exec)), "");
+    for (int64_t I = 0; I != N; ++I)
+      ASSERT_NEAR(Y.Data[I], Want[I], 1e-6f) << "N " << N << " at " << I;
+  }
+
+  // Nothing is checked once for all: each call's arguments are.
+  Vec X(64), Y(64), Short(63);
+  TileArg Args[] = {tileArgTensor(&X.T), tileArgTensor(&Y.T),
+                    tileArgFloat(1), tileArgInt(1)};
+  Y.T.dtype = {kDLFloat, 16, 1};
+  EXPECT_EQ(take(tileLaunchCall(Launch, Args, 4), &K),
+            "argument 'Y' (#1): expected dtype f32 (DLPack f32), got f16");
+  EXPECT_EQ(K, TILE_ERROR_ARGUMENT);
+  Y.T.dtype = {kDLFloat, 32, 1};
+  Args[1] = tileArgTensor(&Short.T);
+  EXPECT_EQ(take(tileLaunchCall(Launch, Args, 4), &K).find("argument 'Y' (#1)"),
+            0u);
+  EXPECT_EQ(K, TILE_ERROR_ARGUMENT);
+  Args[1] = tileArgTensor(&Y.T);
+  Args[3] = tileArgFloat(1);
+  EXPECT_EQ(take(tileLaunchCall(Launch, Args, 4), &K).find("argument 'n' (#3)"),
+            0u);
+  EXPECT_EQ(K, TILE_ERROR_ARGUMENT);
+  EXPECT_EQ(take(tileLaunchCall(Launch, Args, 3), &K),
+            "'tile_axpy' takes 4 arguments, got 3");
+  EXPECT_EQ(K, TILE_ERROR_ARGUMENT);
+  EXPECT_EQ(take(tileLaunchCall(Launch, nullptr, 4), &K),
+            "tileLaunchCall: the arguments is NULL");
+  EXPECT_EQ(K, TILE_ERROR_INVALID_CALL);
+  tileLaunchDestroy(Launch);
+}
+
 TEST_F(CAPITest, SourceErrorsAreLocated) {
   const char *Bad = "func @f(%A: f32[N]) {\n  kernel grid(1) threads(32) (%bx) {\n"
                     "    copy %B -> %A\n  }\n}\n";
@@ -295,6 +352,12 @@ TEST(CAPINull, NullHandlesAreErrorsNotCrashes) {
             "tileModuleParseString: the context is NULL");
   EXPECT_EQ(take(tileProgramLaunch(nullptr, "f", nullptr, 0)),
             "tileProgramLaunch: the program is NULL");
+  TileLaunchRef L = nullptr;
+  EXPECT_EQ(take(tileProgramPrepareLaunch(nullptr, "f", &L)),
+            "tileProgramPrepareLaunch: the program is NULL");
+  EXPECT_EQ(take(tileLaunchCall(nullptr, nullptr, 0)),
+            "tileLaunchCall: the launch is NULL");
+  tileLaunchDestroy(nullptr);
   EXPECT_EQ(tileErrorGetKind(nullptr), TILE_ERROR_INVALID_CALL);
   EXPECT_STREQ(tileErrorGetMessage(nullptr), "");
   tileErrorDestroy(nullptr);

@@ -284,6 +284,35 @@ TEST_F(DriverEntryPointTest, UnknownEntryPoint) {
   EXPECT_TRUE(C->isPoisoned());
 }
 
+TEST_F(DriverEntryPointTest, PreparedEntryRunsAndChecksEachCall) {
+  auto Unknown = Loaded->prepare("matmul");
+  ASSERT_FALSE(bool(Unknown));
+  EXPECT_EQ(llvm::toString(Unknown.takeError()),
+            "no entry point 'matmul' in the artifact; it has: mm, strided, axpy");
+  auto P = Loaded->prepare("mm");
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  makeMatmul(3, 2, 4);
+  ASSERT_FALSE(bool((*P)->call(mmArgs())));
+  EXPECT_FALSE(C->isPoisoned());
+  // Another shape through the same prepared entry, then a refused one.
+  makeMatmul(2, 5, 1);
+  ASSERT_FALSE(bool((*P)->call(mmArgs())));
+  for (int64_t I = 0; I != 2; ++I) {
+    double Want = 0;
+    for (int64_t K = 0; K != 5; ++K)
+      Want += double(A->Values[I * 5 + K]) * B->Values[K];
+    EXPECT_EQ(C->Values[I], float(Want)) << "C[" << I << "]";
+  }
+  makeMatmul(2, 3, 4);
+  std::vector<TileArg> Args = mmArgs();
+  Args[1] = intArg(7);
+  llvm::Error E = (*P)->call(Args);
+  bool Refused = E.isA<ArgumentError>();
+  EXPECT_EQ(llvm::toString(std::move(E)).find("argument 'B' (#1)"), 0u);
+  EXPECT_TRUE(Refused);
+  EXPECT_TRUE(C->isPoisoned());
+}
+
 TEST_F(DriverEntryPointTest, WrongArgumentKind) {
   makeMatmul(2, 3, 4);
   std::vector<TileArg> Args = mmArgs();

@@ -28,6 +28,17 @@ struct ExecutorOptions {
   unsigned NumThreads = 0;
 };
 
+/// One entry point of a loaded artifact with what a call would look up by
+/// name resolved once (its host function, its kernels), for callers that
+/// launch it many times: a call runs only the entry point's own argument
+/// checks and its launches. The LoadedArtifact must outlive it.
+class PreparedEntry {
+public:
+  virtual ~PreparedEntry();
+  /// Calls the entry point, as LoadedArtifact::call does.
+  virtual llvm::Error call(llvm::ArrayRef<TileArg> Args) = 0;
+};
+
 /// An artifact ready to run.
 class LoadedArtifact {
 public:
@@ -37,6 +48,11 @@ public:
   /// error), and nothing further ran.
   virtual llvm::Error call(llvm::StringRef Entry,
                            llvm::ArrayRef<TileArg> Args) = 0;
+  /// Entry point \p Entry resolved for repeated calls; an error naming
+  /// the entry points there are when the artifact has none of that name.
+  /// The default forwards each call to call(Entry, Args).
+  virtual llvm::Expected<std::unique_ptr<PreparedEntry>>
+  prepare(llvm::StringRef Entry);
   const KernelArtifact &getArtifact() const { return Artifact; }
 
 protected:

@@ -162,6 +162,9 @@ public:
   static constexpr const char *kSharedLibrariesNote = "shared-libraries";
 
   const ArtifactEntry *findEntry(llvm::StringRef Name) const;
+  /// The error for an entry point \p Name the artifact lacks, naming the
+  /// ones it has.
+  llvm::Error missingEntry(llvm::StringRef Name) const;
   /// The libraries of kSharedLibrariesNote.
   std::vector<std::string> getSharedLibraries() const;
 
