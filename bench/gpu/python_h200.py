@@ -10,10 +10,15 @@
    beside a Triton kernel launch in the same run: the same elementwise add
    on the same tensors (N = 4096 f32), R launches back to back, host time
    per launch (median of 7 rounds), and torch's own add for scale. Measured
-   for the torch fast path and for the plain __dlpack__ path.
+   for the launcher's direct torch path and for the plain __dlpack__ path,
+   and, to attribute the time, the C API call alone (tileLaunchCall through
+   ctypes on arguments already written). Then the checks the direct path
+   leaves to the entry point, on CUDA tensors: a wrong dtype, a wrong
+   length, a strided view and a CPU tensor are each refused by name.
 """
 import math
 import os
+import re
 import statistics
 import sys
 import time
@@ -129,21 +134,69 @@ def launch_overhead():
     check("triton add vs torch", c, a + b, atol=0, rtol=0)
 
     results = {}
-    results["tile (torch fast path)"] = host_time_per_call(lambda: add(a, b, c))
-    tile._torch_filler, saved = None, tile._torch_filler
+    # The direct path must be the one timed: count what goes via __dlpack__.
+    dlpack_calls = [0]
+    through_dlpack = tile._dltensor
+
+    def counting(*args):
+        dlpack_calls[0] += 1
+        return through_dlpack(*args)
+
+    tile._dltensor = counting
+    results["tile (torch direct path)"] = host_time_per_call(lambda: add(a, b, c))
+    tile._dltensor = through_dlpack
+    print(f"check direct path taken: {'ok' if dlpack_calls[0] == 0 else 'FAIL'}"
+          f" ({dlpack_calls[0]} arguments went through __dlpack__)")
+    if dlpack_calls[0]:
+        failures.append("direct path taken")
+    call, launch, args = tile.lib.tileLaunchCall, add._launch.value, None
+    add(a, b, c)  # the launcher's buffer now holds a, b, c
+    args = add._run.__globals__["ARGS"]
+    results["  of which tileLaunchCall"] = host_time_per_call(
+        lambda: call(launch, args, 3))
     tile._torch.ENABLED = False
+    saved = tile._torch_info
+    tile._set_torch_info(None)
     results["tile (__dlpack__ path)"] = host_time_per_call(lambda: add(a, b, c))
     tile._torch.ENABLED = True
-    tile._torch_filler = saved
+    tile._set_torch_info(saved)
     results["triton"] = host_time_per_call(
         lambda: triton_add[grid](a, b, c, n, BLOCK=1024))
     results["torch.add(out=)"] = host_time_per_call(lambda: torch.add(a, b, out=c))
     print(f"launch overhead, host time per call (N={n} f32 add, "
           f"triton {triton.__version__}, torch {torch.__version__}):")
     for name, sec in results.items():
-        print(f"  {name:24s} {sec * 1e6:7.2f} us")
-    print(f"  tile / triton: {results['tile (torch fast path)'] / results['triton']:.2f}"
-          f"  (goal: tile <= 10 us per call)")
+        print(f"  {name:28s} {sec * 1e6:7.2f} us")
+    tile_us = results["tile (torch direct path)"] * 1e6
+    print(f"  tile / triton: {results['tile (torch direct path)'] / results['triton']:.2f}"
+          f"  (goal: tile <= 10 us per call: "
+          f"{'met' if tile_us <= 10 else 'not met'})")
+
+    # What the direct path leaves to the entry point is still refused.
+    def refused(name, pattern, *args):
+        try:
+            add(*args)
+            torch.cuda.synchronize()
+        except tile.ArgumentError as e:
+            ok = re.match(pattern, e.message) is not None
+            print(f"check {name}: {'ok' if ok else 'FAIL'} ({e.message})")
+        else:
+            ok = False
+            print(f"check {name}: FAIL (no error)")
+        if not ok:
+            failures.append(name)
+
+    refused("f16 tensor refused", r"argument 'B' \(#1\): expected dtype f32",
+            a, b.half(), c)
+    refused("short tensor refused", r"argument 'C' \(#2\) dimension 0 \(N\) "
+            r"is 4095", a, b, c[:4095])
+    refused("strided view refused", r"argument 'A' \(#0\) stride of "
+            r"dimension 0 is 2", torch.randn(2 * n, device="cuda")[::2], b, c)
+    refused("CPU tensor refused", r"argument 'A' \(#0\)", a.cpu(), b, c)
+    c.fill_(float("nan"))
+    add(a, b, c)
+    torch.cuda.synchronize()
+    check("add after the refusals vs torch", c, a + b, atol=0, rtol=0)
 
 
 def main():

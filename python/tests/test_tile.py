@@ -9,6 +9,7 @@ against NumPy with a stated tolerance.
 
 import os
 import tempfile
+import threading
 import unittest
 from pathlib import Path
 
@@ -91,6 +92,32 @@ class TileCPUTest(unittest.TestCase):
         self.assertIsNot(tile.compile(SCALE, target="cpu", exec_backend="orc"),
                          first)
 
+    def test_threads_share_a_kernel(self):
+        # Launches from several threads each keep their own arguments.
+        scale = tile.compile(SCALE, target="cpu")
+        rng = np.random.default_rng(5)
+        xs = [rng.standard_normal((2, 600)).astype(np.float32)
+              for _ in range(4)]
+        ys = [np.full_like(x, np.nan) for x in xs]
+        errors = []
+
+        def work(t):
+            try:
+                for k in range(40):
+                    scale(xs[t], ys[t], float(t), k)
+                    np.testing.assert_allclose(
+                        ys[t], t * xs[t].astype(np.float64) + k, rtol=1e-6,
+                        atol=1e-5)
+            except Exception as e:  # reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+
     def test_save_and_load(self):
         add = tile.compile(EXAMPLES / "elementwise_add.tile", target="cpu")
         with tempfile.TemporaryDirectory() as d:
@@ -109,21 +136,25 @@ class TileCPUTest(unittest.TestCase):
 
 
 class FakeTorch:
-    """What the torch fast path (tile/_torch.py) reads of torch, over NumPy
-    arrays, so that the path runs here without torch."""
+    """What the launcher's torch path (tile/_launch.py, tile/_torch.py)
+    reads of torch, over NumPy arrays, so that the path runs here without
+    torch."""
     float16, float32, float64, bfloat16, bool = "f16", "f32", "f64", "bf16", "b"
     int8, int16, int32, int64, uint8 = "i8", "i16", "i32", "i64", "u8"
 
-    class device:
-        type, index = "cpu", None
-
     class Tensor:
+        dlpack_calls = 0
+
         def __init__(self, arr):
             self.arr = arr
             self.dtype = {np.dtype(np.float32): "f32",
-                          np.dtype(np.float64): "f64"}[arr.dtype]
+                          np.dtype(np.float64): "f64",
+                          np.dtype(np.complex64): "c64"}[arr.dtype]
             self.shape = arr.shape
-            self.device = FakeTorch.device
+            self.is_cpu, self.is_cuda = True, False
+
+        def get_device(self):
+            return -1
 
         def data_ptr(self):
             return self.arr.ctypes.data
@@ -131,22 +162,54 @@ class FakeTorch:
         def stride(self):
             return tuple(s // self.arr.itemsize for s in self.arr.strides)
 
-        def __dlpack__(self):  # for what the fast path leaves
+        def __dlpack__(self):  # for what the direct path leaves
+            FakeTorch.Tensor.dlpack_calls += 1
             return self.arr.__dlpack__()
 
 
+T = FakeTorch.Tensor
+
+
 class TorchPathTest(unittest.TestCase):
+    rng = np.random.default_rng(2)
+
     def setUp(self):
-        tile._torch_filler = tile._torch.Filler(FakeTorch)
+        tile._set_torch_info(tile._torch.TorchInfo(FakeTorch))
         self.add = tile.compile(EXAMPLES / "elementwise_add.tile", target="cpu")
+        T.dlpack_calls = 0
 
     def tearDown(self):
-        tile._torch_filler = None
+        tile._set_torch_info(None)
 
     def test_fills_the_dltensor(self):
-        a = np.arange(2000, dtype=np.float32)
+        a = self.rng.standard_normal(2000).astype(np.float32)
+        b = self.rng.standard_normal(2000).astype(np.float32)
         c = np.full_like(a, np.nan)
-        self.add(FakeTorch.Tensor(a), FakeTorch.Tensor(a), FakeTorch.Tensor(c))
+        self.add(T(a), T(b), T(c))
+        np.testing.assert_array_equal(c, a + b)
+        # Written anew on every launch: other tensors, another length.
+        a2, c2 = a[:1500].copy(), np.full(1500, np.nan, np.float32)
+        self.add(T(a2), T(a2), T(c2))
+        np.testing.assert_array_equal(c2, 2 * a2)
+        self.assertEqual(T.dlpack_calls, 0)
+
+    def test_scalars_and_names(self):
+        scale = tile.compile(SCALE, target="cpu")
+        x = self.rng.standard_normal((3, 1000)).astype(np.float32)
+        y = np.full_like(x, np.nan)
+        scale(T(x), T(y), 0.5, 3)
+        np.testing.assert_allclose(y, 0.5 * x.astype(np.float64) + 3,
+                                   rtol=1e-6, atol=1e-6)
+        y[:] = np.nan
+        scale(n=np.int64(-1), a=2, Y=T(y), X=T(x))  # converted numbers
+        np.testing.assert_allclose(y, 2 * x.astype(np.float64) - 1,
+                                   rtol=1e-6, atol=1e-6)
+        self.assertEqual(T.dlpack_calls, 0)
+
+    def test_mixed_with_numpy(self):
+        a = self.rng.standard_normal(700).astype(np.float32)
+        c = np.full_like(a, np.nan)
+        self.add(T(a), a, T(c))
         np.testing.assert_array_equal(c, 2 * a)
 
     def test_the_entry_point_still_checks(self):
@@ -155,19 +218,88 @@ class TorchPathTest(unittest.TestCase):
                 tile.ArgumentError,
                 r"^argument 'B' \(#1\): expected dtype f32 \(DLPack f32\), "
                 r"got f64$"):
-            self.add(FakeTorch.Tensor(a), FakeTorch.Tensor(a.astype(np.float64)),
-                     FakeTorch.Tensor(a))
+            self.add(T(a), T(a.astype(np.float64)), T(a))
         with self.assertRaisesRegex(
                 tile.ArgumentError,
                 r"^argument 'A' \(#0\) stride of dimension 0 is 2, expected 1 "):
-            self.add(FakeTorch.Tensor(np.zeros(200, np.float32)[::2]),
-                     FakeTorch.Tensor(a), FakeTorch.Tensor(a))
-        # A rank the parameter does not have goes through __dlpack__.
+            self.add(T(np.zeros(200, np.float32)[::2]), T(a), T(a))
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'B' \(#1\) dimension 0 \(N\) is 99, but argument "
+                r"'A' \(#0\) dimension 0 set N = 100$"):
+            self.add(T(a), T(a[:99].copy()), T(a))
+        self.assertEqual(T.dlpack_calls, 0)
+        # A rank the parameter does not have, or a dtype the table lacks,
+        # goes through __dlpack__; the entry point refuses it.
         with self.assertRaisesRegex(
                 tile.ArgumentError,
                 r"^argument 'C' \(#2\): expected a tensor of rank 1, got rank 2$"):
-            self.add(FakeTorch.Tensor(a), FakeTorch.Tensor(a),
-                     FakeTorch.Tensor(a.reshape(10, 10)))
+            self.add(T(a), T(a), T(a.reshape(10, 10)))
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'A' \(#0\): expected dtype f32 \(DLPack f32\), "
+                r"got code 5 bits 64$"):
+            self.add(T(a.astype(np.complex64)), T(a), T(a))
+        self.assertEqual(T.dlpack_calls, 2)
+
+    def test_other_devices_go_through_dlpack(self):
+        a = np.zeros(100, dtype=np.float32)
+        gpu = T(a)
+        gpu.is_cpu, gpu.is_cuda = False, True
+        # Not read directly: __dlpack__ says where it is (here NumPy: the
+        # CPU, so it runs); the executor's device is what the test asks.
+        self.add(T(a), gpu, T(a))
+        self.assertEqual(T.dlpack_calls, 1)
+
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+@unittest.skipUnless(torch, "needs torch (CPU tensors on the CPU target)")
+class RealTorchTest(unittest.TestCase):
+    """torch CPU tensors on the CPU target, read by the launcher directly."""
+
+    def setUp(self):
+        tile._set_torch_info(None)
+        self.add = tile.compile(EXAMPLES / "elementwise_add.tile", target="cpu")
+        tile._set_torch_info(tile._torch.TorchInfo(torch))
+
+    def test_add_and_checks(self):
+        g = torch.Generator().manual_seed(3)
+        a, b = torch.randn(3000, generator=g), torch.randn(3000, generator=g)
+        c = torch.full_like(a, float("nan"))
+        self.add(a, b, c)
+        self.assertTrue(torch.equal(c, a + b))
+        # A view with an offset: data_ptr() is where it starts.
+        c2 = torch.full_like(a, float("nan"))
+        self.add(a[1000:2000], b[1000:2000], c2[:1000])
+        self.assertTrue(torch.equal(c2[:1000], a[1000:2000] + b[1000:2000]))
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'B' \(#1\): expected dtype f32 \(DLPack f32\), "
+                r"got f16$"):
+            self.add(a, b.half(), c)
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'C' \(#2\) dimension 0 \(N\) is 2999, but "):
+            self.add(a, b, c[:2999])
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'A' \(#0\) stride of dimension 0 is 2, "):
+            self.add(torch.zeros(6000)[::2], b, c)
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'A' \(#0\): expected a tensor of rank 1, got "
+                r"rank 2$"):
+            self.add(a.view(30, 100), b, c)
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'A' \(#0\): expected dtype f32 \(DLPack f32\), "
+                r"got .*$"):
+            self.add(torch.zeros(3000, dtype=torch.complex64), b, c)
 
 
 class TileErrorTest(unittest.TestCase):

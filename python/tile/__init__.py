@@ -19,8 +19,9 @@ import numbers
 import os
 import sys
 import threading
+import weakref
 
-from . import _capi, _torch
+from . import _capi, _launch, _torch
 from ._capi import lib
 
 __all__ = ["compile", "load", "Kernel", "TileError", "SourceError",
@@ -81,10 +82,11 @@ def version():
 
 
 _lock = threading.Lock()
-_torch_filler = None
+_torch_info = None
 _context = None
 _executors = {}
 _kernels = {}
+_launchers = weakref.WeakSet()  # every Kernel, to rebuild their launchers
 
 
 def _get_context():
@@ -96,15 +98,24 @@ def _get_context():
     return _context
 
 
-def _get_torch_filler():
-    """The torch fast path once torch is imported (None before, or when
-    TILE_PY_DLPACK_ONLY=1)."""
-    global _torch_filler
-    if _torch_filler is None and _torch.ENABLED:
+def _set_torch_info(info):
+    """Launchers read torch tensors directly with \\p info (a
+    _torch.TorchInfo; None: only through __dlpack__)."""
+    global _torch_info
+    _torch_info = info
+    for kernel in list(_launchers):
+        kernel._build_launcher()
+
+
+def _notice_torch():
+    """Turns the torch path on once torch is imported (unless
+    TILE_PY_DLPACK_ONLY=1); True when it did."""
+    if _torch_info is None and _torch.ENABLED:
         torch = sys.modules.get("torch")
         if torch is not None:
-            _torch_filler = _torch.Filler(torch)
-    return _torch_filler
+            _set_torch_info(_torch.TorchInfo(torch))
+            return True
+    return False
 
 
 def _get_executor(name):
@@ -164,17 +175,25 @@ class Kernel:
             for i in range(n)]
         self._index = {p.name: i for i, p in enumerate(self.params)}
         self._executor = _get_executor(executor_name)
+        self._device = lib.tileExecutorGetDeviceType(self._executor)
         program = ctypes.c_void_p()
         _check(lib.tileProgramLoad(self._executor, artifact,
                                    ctypes.byref(program)))
         self._program = program
-        self._entry = self.name.encode()
-        self._args = (_capi.TileArg * n)()
-        self._tensor_slots = [_torch.TensorSlot(p.rank)
-                              if p.kind == _capi.ARG_TENSOR else None
-                              for p in self.params]
-        self._launch = lib.tileProgramLaunch
+        launch = ctypes.c_void_p()
+        _check(lib.tileProgramPrepareLaunch(program, self.name.encode(),
+                                            ctypes.byref(launch)))
+        self._launch = launch
         self._nargs = n
+        self._call_lock = threading.Lock()
+        self._build_launcher()
+        _launchers.add(self)
+        _notice_torch()
+
+    def _build_launcher(self):
+        self._run, self._buf = _launch.build(
+            self.params, self._launch.value, _torch_info, self._device,
+            self._dl, self._int_arg, self._float_arg, _check)
 
     def __repr__(self):
         sig = ", ".join("%s: %s" % (p.name, p.dtype) for p in self.params)
@@ -208,35 +227,20 @@ class Kernel:
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != self._nargs:
             args = self._bind(args, kwargs)
-        slots = self._args
-        keep = []  # DLPack capsules stay alive until the launch returns
-        filler = _torch_filler or _get_torch_filler()
-        for i, p in enumerate(self.params):
-            value = args[i]
-            slot = slots[i]
-            kind = p.kind
-            if kind == _capi.ARG_TENSOR:
-                addr = None
-                if filler is not None and type(value) is filler.tensor_type:
-                    addr = filler.fill(self._tensor_slots[i], value, p.rank)
-                if addr is None:
-                    addr = _dltensor(value, p, i, keep)
-                slot.kind = kind
-                slot.value.tensor = addr
-            elif kind == _capi.ARG_FLOAT:
-                if type(value) is not float:
-                    value = _float_arg(value, p, i)
-                slot.kind = kind
-                slot.value.f64 = value
-            else:
-                if type(value) is not int or not (
-                        p.range[0] <= value <= p.range[1]):
-                    value = _int_arg(value, p, i)
-                slot.kind = kind
-                slot.value.i64 = value
-        err = self._launch(self._program, self._entry, slots, self._nargs)
-        if err:
-            _check(err)
+        with self._call_lock:  # one launch at a time writes the buffer
+            self._run(*args)
+
+    def _dl(self, value, i):
+        """The launcher's path for tensor argument \\p i when it is not a
+        torch tensor it reads itself: (DLTensor address, capsule)."""
+        _notice_torch()  # from the next launch on, torch tensors directly
+        return _dltensor(value, self.params[i], i)
+
+    def _int_arg(self, value, i):
+        return _int_arg(value, self.params[i], i)
+
+    def _float_arg(self, value, i):
+        return _float_arg(value, self.params[i], i)
 
     def synchronize(self):
         """Waits for every launch on this kernel's execution backend."""
@@ -268,8 +272,9 @@ def _int_arg(value, p, i):
                     % (p.name, i, p.describe(), type(value).__name__))
 
 
-def _dltensor(value, p, i, keep):
-    """The DLTensor pointer of \\p value, through its __dlpack__."""
+def _dltensor(value, p, i):
+    """The DLTensor pointer of \\p value, through its __dlpack__, and the
+    capsule that keeps it alive."""
     export = getattr(value, "__dlpack__", None)
     if export is None:
         raise TypeError("argument '%s' (#%d): expected %s exporting "
@@ -282,9 +287,8 @@ def _dltensor(value, p, i, keep):
     except Exception as e:  # the producer refused (read-only, grad, ...)
         raise TypeError("argument '%s' (#%d): cannot be passed through DLPack:"
                         " %s" % (p.name, i, e)) from e
-    keep.append(capsule)
     # DLManagedTensor starts with its DLTensor.
-    return _capi.capsule_get_pointer(capsule, b"dltensor")
+    return _capi.capsule_get_pointer(capsule, b"dltensor"), capsule
 
 
 def _read_source(path_or_source):

@@ -100,6 +100,10 @@ _PROTOTYPES = {
     "tileProgramLoad": (_P, [_P, _P, _PP]),
     "tileProgramDestroy": (None, [_P]),
     "tileProgramLaunch": (_P, [_P, _S, ctypes.POINTER(TileArg), _Z]),
+    "tileProgramPrepareLaunch": (_P, [_P, _S, _PP]),
+    "tileLaunchDestroy": (None, [_P]),
+    # Arguments by address: the launcher passes its buffer's.
+    "tileLaunchCall": (_P, [_P, _P, _Z]),
 }
 
 for _name, (_res, _args) in _PROTOTYPES.items():
