@@ -13,7 +13,7 @@ OUT=${OUT:-/tmp/tile-out}
 B=${TILE_PYBUNDLE:-build-pybundle}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/python-h200.log") 2>&1
-echo "== machine"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
+echo "== machine"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; grep -m1 "model name" /proc/cpuinfo; python3 --version; date -u
 if [ ! -f "$B/libTileCAPI.so" ]; then
   xz -dkc "$B/libTileCAPI.so.xz" > /tmp/libTileCAPI.so || exit 1
   LIB=/tmp/libTileCAPI.so
