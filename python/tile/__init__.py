@@ -193,7 +193,13 @@ class Kernel:
     def _build_launcher(self):
         self._run, self._buf = _launch.build(
             self.params, self._launch.value, _torch_info, self._device,
-            self._dl, self._int_arg, self._float_arg, _check)
+            self._call_lock, self._dl, self._int_arg, self._float_arg,
+            _check)
+        # Calls go straight to the launcher: a class of this kernel's own
+        # whose __call__ it is (Python looks __call__ up on the type).
+        self.__class__ = type("Kernel", (Kernel,), {
+            "__call__": self._run, "__module__": Kernel.__module__,
+            "__doc__": Kernel.__doc__})
 
     def __repr__(self):
         sig = ", ".join("%s: %s" % (p.name, p.dtype) for p in self.params)
@@ -225,10 +231,9 @@ class Kernel:
         return bound
 
     def __call__(self, *args, **kwargs):
-        if kwargs or len(args) != self._nargs:
-            args = self._bind(args, kwargs)
-        with self._call_lock:  # one launch at a time writes the buffer
-            self._run(*args)
+        """Launches the kernel; each Kernel's own class replaces this with
+        its launcher (see _build_launcher)."""
+        raise NotImplementedError
 
     def _dl(self, value, i):
         """The launcher's path for tensor argument \\p i when it is not a

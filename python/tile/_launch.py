@@ -34,14 +34,22 @@ assert _ARG_SIZE == 16
 _ARG_FORMAT = {_capi.ARG_TENSOR: "Qii", _capi.ARG_INT: "qii",
                _capi.ARG_FLOAT: "dii"}
 
+# tileLaunchCall(TileLaunchRef, const TileArg *, size_t) -> TileErrorRef,
+# without argtypes: the launcher passes c_void_p and c_size_t objects.
+launch_call = lib._FuncPtr(("tileLaunchCall", lib))
+launch_call.restype = ctypes.c_void_p
 
-def build(params, launch, torch_info, executor_device, dl, int_arg,
+
+def build(params, launch, torch_info, executor_device, lock, dl, int_arg,
           float_arg, check):
     """The launcher for \\p params (objects with kind, rank, range) of the
-    prepared launch \\p launch (a TileLaunchRef address). \\p torch_info: a
+    prepared launch \\p launch (a TileLaunchRef address): a function
+    (self, *args, **kwargs) for a Kernel's __call__, which binds keyword
+    or missing arguments with self._bind. \\p torch_info: a
     _torch.TorchInfo or None (no torch path); \\p executor_device: the
-    executor's DLPack device type. \\p dl(value, index) returns the
-    DLTensor address of \\p value and what keeps it alive; int_arg and
+    executor's DLPack device type. \\p lock is held while the buffer is
+    written and launched. \\p dl(value, index) returns the DLTensor
+    address of \\p value and what keeps it alive; int_arg and
     float_arg(value, index) convert a scalar or raise; check raises the
     error of a TileErrorRef. Returns (function, buffer)."""
     n = len(params)
@@ -60,22 +68,32 @@ def build(params, launch, torch_info, executor_device, dl, int_arg,
     test = torch_info.device_test(executor_device) if torch_info else None
     env = {
         "buf": buf, "dl": dl, "int_arg": int_arg, "float_arg": float_arg,
-        "check": check, "call": lib.tileLaunchCall, "L": launch,
-        "ARGS": base + args_offset, "N": n, "StructError": struct.error,
+        "check": check, "LOCK": lock, "N": n, "StructError": struct.error,
+        # The call's arguments as ctypes objects, which ctypes passes
+        # without converting (the function has no argtypes).
+        "call": launch_call, "L": ctypes.c_void_p(launch),
+        "ARGS": ctypes.c_void_p(base + args_offset), "NC": ctypes.c_size_t(n),
         "pargs": struct.Struct("=" + "".join(
             _ARG_FORMAT[p.kind] for p in params)).pack_into,
     }
-    lines = ["def launch(%s):" % ", ".join("a%d" % i for i in range(n))]
+    names = ["a%d" % i for i in range(n)]
+    lines = ["def launch(self, *args, **kwargs):",
+             "    if kwargs or len(args) != N:",
+             "        args = self._bind(args, kwargs)",
+             "    [%s] = args" % ", ".join(names),
+             "    with LOCK:"]
+    body = []
     if test:
         env["T"] = torch_info.tensor_type
         env["DT"] = torch_info.dtypes
-        lines += _direct(params, test, headers, env)
-    lines += _general(params, test, offsets, headers, args_offset, env)
-    lines += [
-        "    err = call(L, ARGS, N)",
+        body += _direct(params, test, headers, env)
+    body += _general(params, test, offsets, headers, args_offset, env)
+    body += [
+        "    err = call(L, ARGS, NC)",
         "    if err:",
         "        check(err)",
     ]
+    lines += ["    " + line for line in body]
     exec(compile("\n".join(lines) + "\n", "<tile launcher>", "exec"), env)
     return env["launch"], buf
 
@@ -130,7 +148,7 @@ def _direct(params, test, headers, env):
               "        except (KeyError, ValueError, RuntimeError, StructError):",
               "            pass",
               "        else:",
-              "            err = call(L, ARGS, N)",
+              "            err = call(L, ARGS, NC)",
               "            if err:",
               "                check(err)",
               "            return"]
