@@ -18,7 +18,10 @@
 #include "tile/IR/IR.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Passes/OptimizationLevel.h"
+#include "llvm/Support/CodeGen.h"
 #include "llvm/Support/Error.h"
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -212,7 +215,8 @@ llvm::Error emitHostEntries(const Module &M, llvm::Module &LM,
                             KernelArtifact &Artifact);
 
 /// Host code for a whole module: emitHostEntries into a fresh LLVM module,
-/// O3 for the host CPU \p HostCPU ("native": this machine), compiled into
+/// compiled for compile time (O0, fast instruction selection: it runs once
+/// per call) for the host CPU \p HostCPU ("native": this machine) into
 /// Artifact.HostObject with its IR in Artifact.HostIR. Every backend's
 /// host codegen entry point calls this with its own options.
 llvm::Error generateHostObject(const Module &M, const HostCodeGenOptions &Opts,
@@ -226,17 +230,35 @@ llvm::Error generateGPUHostObject(const Module &M, int32_t DeviceType,
                                   KernelArtifact &Artifact);
 
 /// A TargetMachine for \p Triple and \p CPU ("native" for this machine),
-/// at O3.
+/// generating code at \p Level (default O3).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(llvm::StringRef Triple, llvm::StringRef CPU,
-                    llvm::StringRef Features = "");
+                    llvm::StringRef Features = "",
+                    llvm::CodeGenOptLevel Level = llvm::CodeGenOptLevel::Aggressive);
 
-/// Runs LLVM's O3 pipeline on \p M for \p TM. \p Libraries, when given,
-/// describes the library functions available to the optimizer (a
-/// backend's vector math library: the vectorizers call its vector variants
-/// of the scalar functions); by default, those LLVM knows for the triple.
+/// Runs LLVM's pipeline of \p Level (default O3) on \p M for \p TM.
+/// \p Libraries, when given, describes the library functions available to
+/// the optimizer (a backend's vector math library: the vectorizers call its
+/// vector variants of the scalar functions); by default, those LLVM knows
+/// for the triple.
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
-                    const llvm::TargetLibraryInfoImpl *Libraries = nullptr);
+                    const llvm::TargetLibraryInfoImpl *Libraries = nullptr,
+                    llvm::OptimizationLevel Level = llvm::OptimizationLevel::O3);
+
+/// Times the phases of a backend's device codegen into its artifact's
+/// `time.<phase>` notes (\p Notes), which compileModule prints as parts of
+/// the stage (--print-compile-time).
+class CodeGenPhaseTimer {
+public:
+  explicit CodeGenPhaseTimer(std::map<std::string, std::string> &Notes)
+      : Notes(Notes), Start(std::chrono::steady_clock::now()) {}
+  /// Records the time since the last call (or construction) as \p Phase.
+  void done(llvm::StringRef Phase);
+
+private:
+  std::map<std::string, std::string> &Notes;
+  std::chrono::steady_clock::time_point Start;
+};
 
 enum class EmitKind { Assembly, Object };
 /// Compiles \p M to assembly or an object file.

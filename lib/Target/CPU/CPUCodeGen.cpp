@@ -204,6 +204,7 @@ bool callsVectorFunctions(const llvm::Module &LM) {
 llvm::Error compile(llvm::Module &LM, const TargetSpec &T, std::string &Object,
                     std::string &Source, std::map<std::string, std::string> &Notes,
                     std::string *Asm = nullptr) {
+  CodeGenPhaseTimer Phases(Notes);
   auto TM = getCPUTargetMachine(T);
   if (!TM)
     return TM.takeError();
@@ -212,7 +213,9 @@ llvm::Error compile(llvm::Module &LM, const TargetSpec &T, std::string &Object,
     return VM.takeError();
   llvm::TargetLibraryInfoImpl Libraries((*TM)->getTargetTriple());
   VM->addMappings(Libraries);
+  Phases.done("llvm-setup");
   optimizeModule(LM, **TM, &Libraries);
+  Phases.done("llvm-opt");
   if (callsVectorFunctions(LM))
     Notes[KernelArtifact::kSharedLibrariesNote] = VM->getLibrary().str();
   if (!VM->getUnavailableReason().empty())
@@ -230,6 +233,7 @@ llvm::Error compile(llvm::Module &LM, const TargetSpec &T, std::string &Object,
   if (!Obj)
     return Obj.takeError();
   Object = std::move(*Obj);
+  Phases.done("llvm-codegen");
   return llvm::Error::success();
 }
 
@@ -239,6 +243,7 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
                                   KernelArtifact &Artifact) {
   if (Ctx.getTarget().getKind().Name == llvm::StringRef("c"))
     return makeNotImplementedError(Ctx, "C source codegen");
+  CodeGenPhaseTimer Phases(Artifact.Notes);
   llvm::Expected<CPUVectorInfo> Vec = getCPUVectorInfo(Ctx.getTarget());
   if (!Vec)
     return Vec.takeError();
@@ -247,6 +252,7 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   CPUDeviceTarget T(std::move(*Vec));
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
+  Phases.done("llvm-ir");
   Artifact.DeviceFmt = DeviceFormat::Object;
   // Assembly needs a second run of the code generator: only when asked.
   return compile(LM, Ctx.getTarget(), Artifact.DeviceCode, Artifact.DeviceSource,

@@ -24,7 +24,7 @@
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Target/TargetMachine.h"
-#include <chrono>
+#include <cstdlib>
 #include <mutex>
 
 extern "C" {
@@ -174,7 +174,11 @@ public:
 std::once_flag InitOnce;
 
 /// Finds ptxas: $TILE_PTXAS, the PATH, then /usr/local/cuda/bin.
+/// TILE_PTXAS=none asks for no ptxas: the artifact holds PTX, which the
+/// driver's JIT compiles when it is loaded.
 std::optional<std::string> findPtxas() {
+  if (const char *Env = std::getenv("TILE_PTXAS"); Env && llvm::StringRef(Env) == "none")
+    return std::nullopt;
   return findExternalTool("TILE_PTXAS", "ptxas", "/usr/local/cuda/bin/ptxas");
 }
 
@@ -199,10 +203,6 @@ llvm::Error assemble(llvm::StringRef Ptxas, llvm::StringRef Arch,
   return llvm::Error::success();
 }
 
-double secondsSince(std::chrono::steady_clock::time_point T) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - T).count();
-}
-
 } // namespace
 
 llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
@@ -213,7 +213,7 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
   });
-  auto Start = std::chrono::steady_clock::now();
+  CodeGenPhaseTimer Phases(Artifact.Notes);
   std::string Arch = Ctx.getTarget().getAttr("arch").value_or("sm_80").str();
   auto TM = createTargetMachine("nvptx64-nvidia-cuda", Arch, "+ptx80");
   if (!TM)
@@ -228,7 +228,9 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
   NVPTXDeviceTarget T;
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
+  Phases.done("llvm-ir");
   optimizeModule(LM, **TM);
+  Phases.done("llvm-opt");
   Artifact.Notes["device-llvm"] = printLLVMModule(LM);
   auto Ptx = emitMachineCode(LM, **TM, EmitKind::Assembly);
   if (!Ptx)
@@ -236,13 +238,16 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
   Artifact.DeviceSource = std::move(*Ptx);
   Artifact.DeviceCode = Artifact.DeviceSource;
   Artifact.DeviceFmt = DeviceFormat::PTX;
-  Artifact.Notes["time.llvm-codegen"] = std::to_string(secondsSince(Start));
+  Phases.done("llvm-codegen");
   // Compiled mode when ptxas is here; otherwise the driver JITs the PTX.
   if (std::optional<std::string> Ptxas = findPtxas()) {
-    auto S = std::chrono::steady_clock::now();
     if (llvm::Error E = assemble(*Ptxas, Arch, Artifact))
       return E;
-    Artifact.Notes["time.ptxas"] = std::to_string(secondsSince(S));
+    Phases.done("ptxas");
+  } else {
+    Artifact.Notes["assembler"] =
+        "none: the driver's JIT compiles the PTX at load (no ptxas found, "
+        "or TILE_PTXAS=none)";
   }
   return llvm::Error::success();
 }
