@@ -21,7 +21,7 @@ stage() { awk -v s="$1" '$0 ~ "^ +" s ":" {print $(NF-1)}'; }
 "$JIT" --version 2>/dev/null | head -2; nproc
 
 echo "== 1. in-process PTX compilers on this machine"
-find / -xdev \( -name 'libnvptxcompiler*' -o -name 'libnvJitLink*' \) 2>/dev/null | head
+find /usr /opt -xdev \( -name 'libnvptxcompiler*' -o -name 'libnvJitLink*' \) 2>/dev/null | head
 ls /usr/local/cuda/bin/ptxas && /usr/local/cuda/bin/ptxas --version | tail -1
 
 cold() { # $1: label; rest: environment
