@@ -155,7 +155,8 @@ llvm::Error tile::generateHostObject(const Module &M,
   if (!TM)
     return TM.takeError();
   optimizeModule(LM, **TM, nullptr, llvm::OptimizationLevel::O0);
-  Artifact.HostIR = printLLVMModule(LM);
+  if (Opts.KeepIR)
+    Artifact.HostIR = printLLVMModule(LM);
   auto Obj = emitMachineCode(LM, **TM, EmitKind::Object);
   if (!Obj)
     return Obj.takeError();
@@ -165,10 +166,12 @@ llvm::Error tile::generateHostObject(const Module &M,
 
 llvm::Error tile::generateGPUHostObject(const Module &M, int32_t DeviceType,
                                         llvm::StringRef HostCPU,
-                                        KernelArtifact &Artifact) {
+                                        KernelArtifact &Artifact,
+                                        bool KeepIR) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   HostCodeGenOptions Opts;
   Opts.DeviceType = DeviceType;
+  Opts.KeepIR = KeepIR;
   return generateHostObject(M, Opts, HostCPU, Artifact);
 }

@@ -103,6 +103,7 @@ tile::resolveBackendContext(const TargetRegistry &R, llvm::StringRef Target,
   C.ExecRequest = Request.str();
   C.ExecChecked = Opts.RequireAvailable;
   C.KeepAssembly = Opts.KeepAssembly;
+  C.KeepLLVMIR = Opts.KeepLLVMIR;
   const TargetBackendInfo &TB = *C.Backend;
   if (Request == "auto") {
     std::vector<std::string> Reasons;

@@ -206,6 +206,8 @@ struct HostCodeGenOptions {
   int32_t DeviceType = 1;
   /// Byte alignment required of tensor data (at least the element size).
   int64_t DataAlignment = 0;
+  /// Keep the host code's LLVM IR as text in Artifact.HostIR.
+  bool KeepIR = true;
 };
 
 /// Emits `int32_t tile_<f>(const TileArg *, int32_t, void *)` for each
@@ -227,7 +229,7 @@ llvm::Error generateHostObject(const Module &M, const HostCodeGenOptions &Opts,
 /// (which a GPU backend does not otherwise need).
 llvm::Error generateGPUHostObject(const Module &M, int32_t DeviceType,
                                   llvm::StringRef HostCPU,
-                                  KernelArtifact &Artifact);
+                                  KernelArtifact &Artifact, bool KeepIR = true);
 
 /// A TargetMachine for \p Triple and \p CPU ("native" for this machine),
 /// generating code at \p Level (default O3).

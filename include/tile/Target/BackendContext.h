@@ -67,6 +67,12 @@ struct ResolveOptions {
   /// extra output (the CPU) skip it otherwise, which saves a second run of
   /// the code generator.
   bool KeepAssembly = false;
+  /// Code generation also keeps the LLVM IR it compiled, as readable text
+  /// (the artifact's HostIR, the "device-llvm" note, the CPU's device
+  /// source; tile-llc -emit=host-llvm, device-llvm, device). tile-jit
+  /// turns it off: printing the IR costs compile time, and kernel cache
+  /// entries would carry it.
+  bool KeepLLVMIR = true;
 };
 
 /// The outcome of context resolution. Immutable: built only by
@@ -94,6 +100,8 @@ public:
   bool isExecAvailabilityChecked() const { return ExecChecked; }
   /// Whether device codegen should keep the target's assembly.
   bool keepsAssembly() const { return KeepAssembly; }
+  /// Whether code generation should keep the LLVM IR as text.
+  bool keepsLLVMIR() const { return KeepLLVMIR; }
 
   /// Features as bits of getBackend().featureTable().
   uint64_t getFeatureMask() const { return Features; }
@@ -123,6 +131,7 @@ private:
   std::string ExecRequest;
   bool ExecChecked = false;
   bool KeepAssembly = false;
+  bool KeepLLVMIR = true;
   uint64_t Features = 0;
 };
 

@@ -197,12 +197,12 @@ bool callsVectorFunctions(const llvm::Module &LM) {
 }
 
 /// O3 (with the vector math library's vector variants) + object code,
-/// keeping the optimized IR as readable source and, when \p Asm is given,
-/// the assembly. The library, when the code calls it, goes into \p Notes
+/// keeping, when given, the optimized IR as readable source in \p Source
+/// and the assembly in \p Asm. The library, when the code calls it, goes into \p Notes
 /// for the executor to load; a default library that is not there is
 /// noted with the reason.
 llvm::Error compile(llvm::Module &LM, const TargetSpec &T, std::string &Object,
-                    std::string &Source, std::map<std::string, std::string> &Notes,
+                    std::string *Source, std::map<std::string, std::string> &Notes,
                     std::string *Asm = nullptr) {
   CodeGenPhaseTimer Phases(Notes);
   auto TM = getCPUTargetMachine(T);
@@ -221,7 +221,8 @@ llvm::Error compile(llvm::Module &LM, const TargetSpec &T, std::string &Object,
   if (!VM->getUnavailableReason().empty())
     Notes["vector-math"] = "none: " + VM->getUnavailableReason().str();
   streamGlobalStores(LM);
-  Source = printLLVMModule(LM);
+  if (Source)
+    *Source = printLLVMModule(LM);
   if (Asm) {
     std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(LM);
     auto A = emitMachineCode(*Copy, **TM, EmitKind::Assembly);
@@ -255,7 +256,8 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   Phases.done("llvm-ir");
   Artifact.DeviceFmt = DeviceFormat::Object;
   // Assembly needs a second run of the code generator: only when asked.
-  return compile(LM, Ctx.getTarget(), Artifact.DeviceCode, Artifact.DeviceSource,
+  return compile(LM, Ctx.getTarget(), Artifact.DeviceCode,
+                 Ctx.keepsLLVMIR() ? &Artifact.DeviceSource : nullptr,
                  Artifact.Notes,
                  Ctx.keepsAssembly() ? &Artifact.Notes["device-asm"] : nullptr);
 }
@@ -265,6 +267,7 @@ llvm::Error generateCPUHostCode(const BackendContext &Ctx, const Module &M,
   initializeCPUTarget();
   HostCodeGenOptions Opts;
   Opts.DeviceType = 1; // kDLCPU: the tensors live in host memory
+  Opts.KeepIR = Ctx.keepsLLVMIR();
   return generateHostObject(
       M, Opts, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
 }

@@ -231,7 +231,8 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
   Phases.done("llvm-ir");
   optimizeModule(LM, **TM);
   Phases.done("llvm-opt");
-  Artifact.Notes["device-llvm"] = printLLVMModule(LM);
+  if (Ctx.keepsLLVMIR())
+    Artifact.Notes["device-llvm"] = printLLVMModule(LM);
   auto Ptx = emitMachineCode(LM, **TM, EmitKind::Assembly);
   if (!Ptx)
     return Ptx.takeError();
@@ -256,7 +257,8 @@ llvm::Error generateCUDAHostCode(const BackendContext &Ctx, const Module &M,
                                  KernelArtifact &Artifact) {
   // kDLCUDA: tensors in CUDA device memory.
   return generateGPUHostObject(
-      M, 2, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
+      M, 2, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact,
+      Ctx.keepsLLVMIR());
 }
 
 } // namespace tile
