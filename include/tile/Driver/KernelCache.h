@@ -5,8 +5,9 @@
 // is a hash of everything that decides the code: the specialized IR as
 // printed, the resolved BackendContext, this machine's CPU where the
 // target says `native`, Tile's own build, and the options that change
-// code. External programs a backend ran (ptxas) are recorded in the entry
-// (`tool.<name>` notes) and checked on load, so a new ptxas misses.
+// code. The external programs a backend runs (ptxas) and the environment
+// that chooses them (TILE_PTXAS) are not part of the key yet: after
+// installing another ptxas, clear the directory or use --no-cache.
 //
 // Entries are published atomically (a unique temporary file, then a
 // rename) with a BLAKE3 checksum of their contents: a truncated or
