@@ -135,8 +135,18 @@ public:
   /// false; empty when it has no fragments).
   const std::string &getWhy() const { return Why; }
   llvm::SMLoc getWhyLoc() const { return WhyLoc; }
+  /// Fast paths a kernel that qualified did not get, and why (after run()
+  /// returned true).
+  llvm::ArrayRef<std::pair<llvm::SMLoc, std::string>> getMissed() const {
+    return Missed;
+  }
 
 private:
+  /// Records a fast path the kernel does not get, and why.
+  void miss(llvm::SMLoc Loc, const llvm::Twine &Msg) {
+    Missed.push_back({Loc, Msg.str()});
+  }
+
   /// Records the first reason the kernel does not qualify; returns false.
   bool reject(llvm::SMLoc Loc, const llvm::Twine &Msg) {
     if (Why.empty()) {
@@ -890,6 +900,8 @@ private:
       }));
       return Out;
     };
+    if (!S.Vector)
+      miss(Op.getLoc(), "copy of %" + FB->getName() + " not vectorized: " + (V == 1 ? "the kernel's fragments share out over its " + llvm::Twine(T) + " threads in single elements only" : llvm::Twine("the global side is strided or not indexed along its contiguous dimension by the fragment's last one, or an element type does not move as vectors")));
     Stmts Fast;
     if (S.Vector) {
       Fast.push_back(unroll("c", 0, Chunks, [&](Value *C) {
@@ -1276,6 +1288,8 @@ private:
     bool Vector = W > 1 && GB->getStrides().empty() && !S.FragDim.empty() &&
                   S.FragDim.back() == int(nonUnitDims(I.Shape).back());
     int64_t Regs = I.sliceRegs();
+    if (!Vector)
+      miss(Op.getLoc(), "copy of %" + FB->getName() + " not vectorized: " + (W == 1 ? "a thread's elements of it are not consecutive along its last dimension" : "the global side is strided or not indexed along its contiguous dimension by the fragment's last one") + " (" + llvm::Twine(Regs) + " element accesses per thread)");
     auto Elements = [&](bool Guard) {
       Stmts Out;
       for (int64_t K = 0; K != Regs; ++K) {
@@ -1386,6 +1400,7 @@ private:
     }
     if (!WarpBits)
       return Out;
+    miss(Op.getLoc(), "reduce of %" + R.Src->getName() + " not kept within warps: the reduced dimension spans " + llvm::Twine(int64_t(1) << llvm::popcount(uint64_t(WarpBits))) + " warps, combined through shared memory (" + llvm::Twine(Regs * T * getDTypeBytes(R.Ty)) + " bytes, two barriers)");
     BufferValue *Red = allocTop("red", MemScope::Shared, R.Ty, Regs * T);
     auto Slot = [&](Value *K, ExprPtr Thread) {
       return one(ex::add(ex::mul(ex::ref(K), ex::intLit(T)), std::move(Thread)));
@@ -1614,6 +1629,7 @@ private:
   int64_t T = 0, V = 1;
   std::string Why;
   llvm::SMLoc WhyLoc;
+  std::vector<std::pair<llvm::SMLoc, std::string>> Missed;
   Value *Tid = nullptr;
   llvm::DenseMap<const BufferValue *, FragInfo> Frags;
   llvm::DenseSet<const BufferValue *> Distributed, ReduceDstSet;
@@ -1649,7 +1665,10 @@ public:
         if (auto *K = dyn_cast<KernelStmt>(&St)) {
           RegisterLowering L(*F, *K, M.getContext().getOpRegistry(), Warp, Bytes,
                              Max);
-          if (!L.run() && !L.getWhy().empty())
+          bool Taken = L.run();
+          for (const auto &[Loc, Msg] : L.getMissed())
+            getRemarks(M).missed(Loc, Msg);
+          if (!Taken && !L.getWhy().empty())
             getRemarks(M).missed(L.getWhyLoc().isValid() ? L.getWhyLoc()
                                                          : K->getLoc(),
                                  "fragments not kept in registers, copies not "
