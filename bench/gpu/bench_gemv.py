@@ -2,7 +2,8 @@
 """GEMV beside its peers, measured in the same run (issue 13).
 
 examples/gemv.tile (f16) and its variants under test/Target/CUDA/Inputs/
-(gemv-bf16; gemv-transposed, A stored transposed) at several shapes, each against torch.mv on the same
+(gemv-bf16; gemv-transposed, A stored transposed) and
+bench/gpu/gemv_rows32.tile (32 rows per block) at several shapes, each against torch.mv on the same
 shape and dtype and against the device copy bandwidth (torch copy_ of
 1 GiB, bytes read + written). Tile time: tile-jit --bench (CUDA events,
 median); torch: peers.bench (CUDA events, median of 20). Bandwidth counts
@@ -23,6 +24,8 @@ CASES = [
     ("examples/gemv.tile", "f16", False, 8192, 28672),
     ("examples/gemv.tile", "f16", False, 28672, 8192),
     ("test/Target/CUDA/Inputs/gemv-transposed.tile", "f16", True, 4096, 4096),
+    ("bench/gpu/gemv_rows32.tile", "f16", False, 8192, 28672),
+    ("bench/gpu/gemv_rows32.tile", "f16", False, 16384, 16384),
 ]
 
 
