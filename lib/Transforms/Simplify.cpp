@@ -109,19 +109,29 @@ public:
   using Pass::Pass;
 
   bool run(Module &M, PassState &) override {
+    RemarkEmitter R = getRemarks(M);
     for (const auto &F : M.getFunctions())
-      lower(F->getBodyMutable());
+      lower(F->getBodyMutable(), R);
     return true;
   }
 
 private:
-  static void lower(Block &B) {
+  /// Each pipelined loop a pass before this one left is serial from here
+  /// on, which a missed remark says.
+  static void lower(Block &B, const RemarkEmitter &R) {
     for (StmtPtr &S : B.Stmts) {
       for (Block *N : getNestedBlocks(*S))
-        lower(*N);
+        lower(*N, R);
       auto *F = dyn_cast<ForStmt>(S.get());
       if (!F || F->getLoopKind() != LoopKind::Pipelined)
         continue;
+      const Attribute *Stages = F->getAttrs().get("stages");
+      R.missed(F->getLoc(),
+               "pipelined loop" +
+                   (Stages ? " (stages = " + llvm::Twine(Stages->getInt()) + ")"
+                           : llvm::Twine()) +
+                   " runs as a serial loop: no pass before this one overlapped "
+                   "the copies of later iterations with the work of earlier ones");
       S = std::make_unique<ForStmt>(
           LoopKind::Serial, std::move(F->getDimsMutable()),
           std::move(F->getStepMutable()), AttributeList(),
