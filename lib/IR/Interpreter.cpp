@@ -187,6 +187,9 @@ struct Buffer {
   std::vector<int64_t> Shape, Strides;
   double *Data = nullptr;
   std::vector<double> Storage;
+  /// A local array of per-thread code allocated outside it: each thread's
+  /// copy is this many elements after the previous thread's.
+  int64_t ThreadStride = 0;
   bool isGlobal() const { return Decl->getScope() == MemScope::Global; }
   llvm::StringRef getName() const { return Decl->getName(); }
 };
@@ -576,6 +579,10 @@ llvm::Expected<XStmt> Interpreter::compileStmt(const Stmt &S, bool PerThread) {
       if (llvm::Error E = Add(X, compileExpr(*D)))
         return std::move(E);
     X.Buf = newBuffer(B);
+    // Every thread has its own local array (tile-lower-to-simt keeps
+    // fragments there), also one allocated before its per-thread code.
+    if (B->getScope() == MemScope::Local && CurThreadIdx && !PerThread)
+      X.Threads = CurThreads;
     return X;
   }
   case Stmt::Kind::For: {
@@ -979,7 +986,7 @@ int64_t Interpreter::elementAddress(const Buffer &B, const uint32_t *Idx,
   if (Failed)
     return -1;
   if (In)
-    return Addr;
+    return Addr + CurTx * B.ThreadStride;
   llvm::SmallVector<int64_t, 4> I;
   for (unsigned D = 0; D != N; ++D)
     I.push_back(eval(Idx[D]).I);
@@ -1129,7 +1136,8 @@ void Interpreter::execAlloc(const XStmt &S) {
   double Init = B.isGlobal() || !Opts.PoisonOnChip
                     ? 0.0
                     : std::numeric_limits<double>::quiet_NaN();
-  B.Storage.assign(size_t(N), Init);
+  B.ThreadStride = S.Threads > 1 ? N : 0;
+  B.Storage.assign(size_t(N * S.Threads), Init);
   B.Data = B.Storage.data();
 }
 

@@ -4,9 +4,14 @@
 // thread of the block runs, as GPUs execute it:
 //  - a parallel loop becomes a loop over its linearised iteration space in
 //    which thread %tx takes iterations %tx, %tx + T, %tx + 2T, ...;
-//  - fragments live in shared memory, so that any thread may read what
-//    another wrote (layout-inferring backends keep them in registers
-//    instead and do not run this pass on them);
+//  - with private-fragments, a fragment that only its owner thread
+//    touches under this partition (FragmentOwnership.h: the loops that
+//    index it share out the dimensions it is owned by, the others each
+//    thread runs in full) becomes a per-thread local array of its owned
+//    elements; a missed remark names each one that does not and why;
+//  - the other fragments live in shared memory, so that any thread may
+//    read what another wrote (layout-inferring backends keep them in
+//    registers instead and do not run this pass on them);
 //  - a block-level store or element atomic, which the language runs once,
 //    is done by thread 0; stores to vars and local arrays, which every
 //    thread has its own of, are done by every thread;
@@ -20,6 +25,7 @@
 
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
+#include "tile/Transforms/FragmentOwnership.h"
 #include "tile/Transforms/Pass.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -36,11 +42,15 @@ namespace {
 class SIMTLowering {
 public:
   SIMTLowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
-               bool FragmentsInShared)
+               bool FragmentsInShared, bool PrivateFragments,
+               const RemarkEmitter &Remarks)
       : Names(F), K(K), Ops(Ops), FragmentsInShared(FragmentsInShared),
+        PrivateFragments(PrivateFragments), Remarks(Remarks),
         Threads(*K.getThreads()->getConstInt()) {}
 
   void run() {
+    if (PrivateFragments)
+      makeFragmentsPrivate();
     if (!K.getThreadIndex())
       K.setThreadIndex(std::make_unique<Value>(
           Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
@@ -56,6 +66,80 @@ public:
   }
 
 private:
+  /// Moves the fragments only their owner thread touches to per-thread
+  /// local arrays and records how the loops share them out.
+  void makeFragmentsPrivate() {
+    // The parallel loops uniformBlock will share out: code that depends on
+    // the thread index is left as written, and its loops with it.
+    if (K.getThreadIndex())
+      Dep.insert(K.getThreadIndex());
+    llvm::DenseSet<const ForStmt *> Shared;
+    findSharedOut(K.getBodyMutable(), Shared);
+    Dep.clear();
+    Owner.emplace(K, Threads, Shared);
+    auto Rewrite = [&](ExprPtr &Slot) {
+      rewriteExpr(Slot, [&](ExprPtr E) {
+        auto *L = dyn_cast<LoadExpr>(E.get());
+        if (!L || !Owner->isPrivate(L->getBuffer()))
+          return E;
+        std::vector<ExprPtr> Idx;
+        Idx.push_back(Owner->getSlot(L->getBuffer(), L->getIndices()));
+        return ex::load(L->getBuffer(), std::move(Idx));
+      });
+    };
+    walkStmts(K.getBodyMutable(), [&](Stmt &S) {
+      if (auto *St = dyn_cast<StoreStmt>(&S); St && Owner->isPrivate(St->getBuffer())) {
+        ExprPtr Slot = Owner->getSlot(St->getBuffer(), St->getIndices());
+        St->getIndicesMutable().clear();
+        St->getIndicesMutable().push_back(std::move(Slot));
+      }
+      if (!isa<AllocStmt>(S))
+        forEachExprSlot(S, Rewrite);
+    });
+    for (const BufferValue *B : Owner->getFragments()) {
+      if (!Owner->isPrivate(B)) {
+        Remarks.missed(B->getLoc(), "fragment %" + B->getName() +
+                                        " not kept per thread: " +
+                                        Owner->getWhyShared(B));
+        continue;
+      }
+      auto *Buf = const_cast<BufferValue *>(B);
+      int64_t Slots = Owner->getSlots(B);
+      Buf->setScope(MemScope::Local);
+      Buf->getShapeMutable().clear();
+      Buf->getShapeMutable().push_back(ex::intLit(Slots));
+      Remarks.passed(B->getLoc(), "fragment %" + B->getName() +
+                                      " kept per thread: " + llvm::Twine(Slots) +
+                                      (Slots == 1 ? " element" : " elements") +
+                                      " a thread");
+    }
+  }
+
+  /// The parallel loops of \p B that uniformBlock shares out, following
+  /// its walk without changing anything.
+  void findSharedOut(Block &B, llvm::DenseSet<const ForStmt *> &Out) {
+    for (StmtPtr &S : B.Stmts) {
+      if (usesDep(*S)) {
+        if (auto *L = dyn_cast<LetStmt>(S.get()))
+          Dep.insert(L->getVar());
+        if (auto *F = dyn_cast<ForStmt>(S.get()))
+          for (const LoopDim &D : F->getDims())
+            Dep.insert(D.Var.get());
+        continue;
+      }
+      if (auto *F = dyn_cast<ForStmt>(S.get())) {
+        if (F->getLoopKind() == LoopKind::Parallel)
+          Out.insert(F);
+        else
+          findSharedOut(F->getBodyMutable(), Out);
+      } else if (auto *I = dyn_cast<IfStmt>(S.get())) {
+        findSharedOut(I->getThenMutable(), Out);
+        if (I->hasElse())
+          findSharedOut(I->getElseMutable(), Out);
+      }
+    }
+  }
+
   bool usesDep(Stmt &S) {
     bool Found = false;
     forEachExprSlot(S, [&](ExprPtr &E) {
@@ -106,11 +190,21 @@ private:
   ///   let %i = %l / E1
   ///   let %j = %l % E1
   ///   B }
+  /// Where private fragments make the loop share out only some dimensions
+  /// (in their order), the others become serial loops around B.
   StmtPtr distribute(ForStmt &F) {
     std::vector<LoopDim> &Dims = F.getDimsMutable();
+    std::vector<unsigned> Order;
+    if (std::optional<std::vector<unsigned>> D =
+            Owner ? Owner->getDistributedDims(F) : std::nullopt)
+      Order = *D;
+    else
+      for (unsigned I = 0; I != Dims.size(); ++I)
+        Order.push_back(I);
     ExprPtr Total;
-    for (LoopDim &D : Dims)
-      Total = Total ? ex::mul(std::move(Total), D.Hi->clone()) : D.Hi->clone();
+    for (unsigned O : Order)
+      Total = Total ? ex::mul(std::move(Total), Dims[O].Hi->clone())
+                    : Dims[O].Hi->clone();
     LoopDim L;
     L.Var = std::make_unique<Value>(Value::Kind::LoopVar, Names.fresh("it"),
                                     DType::I32, F.getLoc());
@@ -120,20 +214,21 @@ private:
     Dep.insert(LV);
     Block Body;
     // Delinearise, innermost dimension fastest.
-    for (size_t I = 0; I != Dims.size(); ++I) {
+    for (size_t I = 0; I != Order.size(); ++I) {
       ExprPtr Idx = ex::ref(LV);
       ExprPtr Inner;
-      for (size_t J = I + 1; J != Dims.size(); ++J)
-        Inner = Inner ? ex::mul(std::move(Inner), Dims[J].Hi->clone())
-                      : Dims[J].Hi->clone();
+      for (size_t J = I + 1; J != Order.size(); ++J)
+        Inner = Inner ? ex::mul(std::move(Inner), Dims[Order[J]].Hi->clone())
+                      : Dims[Order[J]].Hi->clone();
       if (Inner)
         Idx = ex::binary(BinaryOp::Div, std::move(Idx), std::move(Inner));
       if (I != 0)
-        Idx = ex::binary(BinaryOp::Rem, std::move(Idx), Dims[I].Hi->clone());
+        Idx = ex::binary(BinaryOp::Rem, std::move(Idx), Dims[Order[I]].Hi->clone());
       // The loop variable becomes a let of the same name.
-      auto Var = std::make_unique<Value>(Value::Kind::Let, Dims[I].Var->getName(),
-                                         DType::I32, Dims[I].Var->getLoc());
-      Replace[Dims[I].Var.get()] = Var.get();
+      LoopDim &D = Dims[Order[I]];
+      auto Var = std::make_unique<Value>(Value::Kind::Let, D.Var->getName(),
+                                         DType::I32, D.Var->getLoc());
+      Replace[D.Var.get()] = Var.get();
       Dep.insert(Var.get());
       Body.Stmts.push_back(std::make_unique<LetStmt>(std::move(Var), std::move(Idx)));
     }
@@ -147,13 +242,30 @@ private:
         return E;
       });
     };
+    Block Inner;
     for (StmtPtr &S : F.getBodyMutable().Stmts) {
       forEachExprSlot(*S, Fix);
       for (Block *N : getNestedBlocks(*S))
         walkStmts(*N, [&](Stmt &X) { forEachExprSlot(X, Fix); });
-      Body.Stmts.push_back(std::move(S));
+      Inner.Stmts.push_back(std::move(S));
     }
     Replace.clear();
+    // The dimensions not shared out, innermost last, each thread runs.
+    for (unsigned I = Dims.size(); I-- != 0;) {
+      if (llvm::is_contained(Order, I))
+        continue;
+      std::vector<LoopDim> One;
+      One.push_back(std::move(Dims[I]));
+      if (!One.back().Lo)
+        One.back().Lo = ex::intLit(0);
+      auto Loop = std::make_unique<ForStmt>(LoopKind::Serial, std::move(One),
+                                            nullptr, AttributeList(),
+                                            std::move(Inner), F.getLoc());
+      Inner = Block();
+      Inner.Stmts.push_back(std::move(Loop));
+    }
+    for (StmtPtr &S : Inner.Stmts)
+      Body.Stmts.push_back(std::move(S));
     std::vector<LoopDim> NewDims;
     NewDims.push_back(std::move(L));
     return std::make_unique<ForStmt>(LoopKind::Serial, std::move(NewDims),
@@ -233,8 +345,10 @@ private:
   NameGenerator Names;
   KernelStmt &K;
   const OpRegistry &Ops;
-  bool FragmentsInShared;
+  bool FragmentsInShared, PrivateFragments;
+  const RemarkEmitter &Remarks;
   int64_t Threads;
+  std::optional<FragmentOwnership> Owner;
   Value *Tid = nullptr;
   llvm::DenseSet<const Value *> Dep;
   llvm::DenseMap<const Value *, Value *> Replace;
@@ -245,6 +359,7 @@ public:
   using Pass::Pass;
 
   bool run(Module &M, PassState &S) override {
+    RemarkEmitter Remarks = getRemarks(M);
     for (const auto &F : M.getFunctions()) {
       bool OK = true;
       walkStmts(F->getBodyMutable(), [&](Stmt &St) {
@@ -265,7 +380,8 @@ public:
         if (!OK)
           return;
         SIMTLowering L(*F, *K, M.getContext().getOpRegistry(),
-                       getBoolOption("fragments-in-shared"));
+                       getBoolOption("fragments-in-shared"),
+                       getBoolOption("private-fragments"), Remarks);
         L.run();
       });
       if (!OK)

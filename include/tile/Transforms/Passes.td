@@ -60,13 +60,19 @@ def LowerToSIMT : Pass<TransformsPasses, "tile-lower-to-simt"> {
     loops are distributed over the block's threads (thread %tx takes
     iterations %tx, %tx + T, ...), block-level stores and element atomics
     are done by thread 0, and a barrier follows every block-level statement
-    that touches shared memory. With fragments-in-shared, fragments move to
-    shared memory so that every thread can read any element; backends that
-    infer register layouts keep them instead.
+    that touches shared memory. With private-fragments, a fragment that
+    only its owner thread touches under this partition (the loops that
+    index it share out the dimensions it is owned by and run the others
+    on each thread) becomes a per-thread local array, and a missed remark
+    names each fragment that cannot and why. With fragments-in-shared, the
+    other fragments move to shared memory so that every thread can read any
+    element; backends that infer register layouts keep them instead.
   }];
   let Options = [
     PassOption<"fragments-in-shared", "bool", "true",
                "place fragments in shared memory">,
+    PassOption<"private-fragments", "bool", "false",
+               "keep fragments only their owner thread touches in per-thread memory">,
   ];
   let Constructor = "createLowerToSIMTPass";
 }

@@ -33,7 +33,9 @@ void buildLevelZeroPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(std::move(Raster));
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createLowerTileOpsPass());
-  PM.addPass(createLowerToSIMTPass());
+  std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
+  llvm::cantFail(SIMT->setOption("private-fragments", "true"));
+  PM.addPass(std::move(SIMT));
   PM.addPass(createSimplifyPass());
   PM.addPass(createPlanSharedMemoryPass());
 }

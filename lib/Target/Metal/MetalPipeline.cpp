@@ -35,7 +35,9 @@ void buildMetalPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createMetalLowerGemmSimdgroupPass());
   PM.addPass(createLowerTileOpsPass());
-  PM.addPass(createLowerToSIMTPass());
+  std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
+  llvm::cantFail(SIMT->setOption("private-fragments", "true"));
+  PM.addPass(std::move(SIMT));
   PM.addPass(createSimplifyPass());
 }
 

@@ -187,9 +187,10 @@ llvm::Error checkLDS(const Module &M, const AMDGPUDeviceTarget &T,
     Diag.error(L.Kernel->getLoc(),
                "kernel needs " + llvm::Twine(Bytes) + " bytes of LDS, more than "
                "the " + llvm::Twine(Limit) + " a workgroup has on " + MCPU +
-               "; on the ROCm backend fragments live in LDS unless they are "
-               "MFMA accumulators (register layouts for other fragments are "
-               "not implemented yet): use smaller tiles, or -mcpu=gfx950");
+               "; on the ROCm backend fragments that other work-items read "
+               "or that per-lane MFMA code uses live in LDS "
+               "(-pass-remarks-missed=tile-lower-to-simt says which): use "
+               "smaller tiles, or -mcpu=gfx950");
   }
   if (Diag.hadError())
     return llvm::createStringError(Text);

@@ -39,7 +39,9 @@ void buildROCmPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createLowerGemmToMFMAPass());
   PM.addPass(createLowerTileOpsPass());
-  PM.addPass(createLowerToSIMTPass());
+  std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
+  llvm::cantFail(SIMT->setOption("private-fragments", "true"));
+  PM.addPass(std::move(SIMT));
   PM.addPass(createSimplifyPass());
   PM.addPass(createPlanSharedMemoryPass());
 }

@@ -33,7 +33,9 @@ void buildWebGPUPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createWebGPUCheckTypesPass());
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createLowerTileOpsPass());
-  PM.addPass(createLowerToSIMTPass());
+  std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
+  llvm::cantFail(SIMT->setOption("private-fragments", "true"));
+  PM.addPass(std::move(SIMT));
   PM.addPass(createSimplifyPass());
 }
 
