@@ -5,7 +5,8 @@
 // dimensions), pipelined loops run in order, tile ops become element loops (gemm on the work-items, there
 // being no matrix-engine lowering yet), and the block-level code is shared
 // out over the work-items of a work-group (which the device runs as
-// subgroups), with fragments in workgroup-local memory and barriers
+// subgroups), with fragments each work-item alone touches in private memory, the
+// others in workgroup-local memory, and barriers
 // between block-level statements that touch it; then the result is
 // simplified for LLVM, and local memory is planned
 // (tile-plan-shared-memory: buffers whose uses a barrier separates share

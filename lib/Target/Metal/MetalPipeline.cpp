@@ -5,7 +5,8 @@
 // raster_swizzle take their blocks in panels (keeping the grid's
 // dimensions), dtypes are checked on the original ops, pipelined loops become serial, gemms that fit become
 // metal.simdgroup_mma, the other tile ops become element loops, and the
-// block-level kernel becomes per-thread code with fragments in threadgroup
+// block-level kernel becomes per-thread code with fragments each thread alone touches in thread
+// arrays, the others in threadgroup
 // memory.
 //
 //===----------------------------------------------------------------------===//

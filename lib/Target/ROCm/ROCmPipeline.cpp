@@ -7,7 +7,8 @@
 // (rocm-lower-gemm-mfma), with the accumulator in registers where its uses
 // allow; the remaining tile ops become element loops; the block-level code
 // is shared out over the work-items of a workgroup (waves of 64), with
-// fragments in LDS and barriers between block-level statements that touch
+// fragments each work-item alone touches private, the others in LDS, and
+// barriers between block-level statements that touch
 // it; then the result is simplified for LLVM, and LDS is planned
 // (tile-plan-shared-memory: buffers whose uses a barrier separates share
 // bytes).

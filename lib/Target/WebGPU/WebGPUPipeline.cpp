@@ -6,7 +6,8 @@
 // (keeping the grid's dimensions), dtypes are checked on the original
 // ops, pipelined loops
 // become serial, tile ops become element loops, and the block-level kernel
-// becomes per-thread code with fragments in workgroup memory.
+// becomes per-thread code with fragments each invocation alone touches in
+// function-scope arrays, the others in workgroup memory.
 //
 //===----------------------------------------------------------------------===//
 
