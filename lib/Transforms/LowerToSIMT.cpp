@@ -119,14 +119,8 @@ private:
   /// its walk without changing anything.
   void findSharedOut(Block &B, llvm::DenseSet<const ForStmt *> &Out) {
     for (StmtPtr &S : B.Stmts) {
-      if (usesDep(*S)) {
-        if (auto *L = dyn_cast<LetStmt>(S.get()))
-          Dep.insert(L->getVar());
-        if (auto *F = dyn_cast<ForStmt>(S.get()))
-          for (const LoopDim &D : F->getDims())
-            Dep.insert(D.Var.get());
+      if (takePerThread(*S))
         continue;
-      }
       if (auto *F = dyn_cast<ForStmt>(S.get())) {
         if (F->getLoopKind() == LoopKind::Parallel)
           Out.insert(F);
@@ -138,6 +132,19 @@ private:
           findSharedOut(I->getElseMutable(), Out);
       }
     }
+  }
+
+  /// Whether \p S depends on the thread index; it then stays as written,
+  /// and the values it binds depend on the thread index too.
+  bool takePerThread(Stmt &S) {
+    if (!usesDep(S))
+      return false;
+    if (auto *L = dyn_cast<LetStmt>(&S))
+      Dep.insert(L->getVar());
+    if (auto *F = dyn_cast<ForStmt>(&S))
+      for (const LoopDim &D : F->getDims())
+        Dep.insert(D.Var.get());
+    return true;
   }
 
   bool usesDep(Stmt &S) {
@@ -277,13 +284,8 @@ private:
     std::vector<StmtPtr> Out;
     for (StmtPtr &S : B.Stmts) {
       bool Shared = touchesShared(*S);
-      if (usesDep(*S)) {
+      if (takePerThread(*S)) {
         // Per-thread code as written; its barriers stay where they are.
-        if (auto *L = dyn_cast<LetStmt>(S.get()))
-          Dep.insert(L->getVar());
-        if (auto *F = dyn_cast<ForStmt>(S.get()))
-          for (const LoopDim &D : F->getDims())
-            Dep.insert(D.Var.get());
         Out.push_back(std::move(S));
         continue;
       }
