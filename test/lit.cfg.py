@@ -26,6 +26,7 @@ llvm_config.use_default_substitutions()
 
 config.substitutions.append(("%tile_src", config.tile_src_root))
 config.substitutions.append(("%tile_include", config.tile_include_dir))
+config.substitutions.append(("%tile_obj", config.tile_obj_root))
 config.substitutions.append(("%examples", os.path.join(config.tile_src_root, "examples")))
 
 tools = ["tile-opt", "tile-tblgen", "tile-llc", "tile-jit"]

@@ -18,6 +18,7 @@
 #include "tile/IR/Walk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
@@ -157,6 +158,8 @@ bool tile::checkSourceDTypes(const Module &M, const SourceTarget &T,
           OK = false;
         }
       }
+    // Buffers whose dtype a statement's check covered.
+    llvm::SmallPtrSet<const Value *, 16> Checked;
     walkStmts(F->getBody(), [&](const Stmt &CS) {
       Stmt &S = const_cast<Stmt &>(CS);
       // The first unsupported use in the statement's own slots.
@@ -172,6 +175,7 @@ bool tile::checkSourceDTypes(const Module &M, const SourceTarget &T,
         Why = W;
       };
       auto CheckBuffer = [&](const BufferValue &B) {
+        Checked.insert(&B);
         Check(B.getDType(), bufferUse(B), "buffer '%" + B.getName() + "'");
       };
       if (auto *A = dyn_cast<AllocStmt>(&S))
@@ -203,6 +207,21 @@ bool tile::checkSourceDTypes(const Module &M, const SourceTarget &T,
                                  " does not support: " + Why);
       OK = false;
     });
+    // A buffer parameter no statement uses is still bound by the kernel
+    // signature, so its dtype must be expressible too.
+    for (const auto &P : F->getParams()) {
+      if (!P->isBuffer() || Checked.count(P.get()))
+        continue;
+      std::string Why = T.checkDType(P->getDType(), DTypeUse::GlobalBuffer);
+      if (Why.empty())
+        continue;
+      Diag.error(P->getLoc(), "buffer parameter '%" + P->getName() + "' has dtype " +
+                                  getDTypeName(P->getDType()) + ", which target " +
+                                  T.getTargetDescription() +
+                                  " does not support (it is bound even though "
+                                  "no statement uses it): " + Why);
+      OK = false;
+    }
   }
   return OK;
 }
@@ -973,30 +992,6 @@ llvm::Error tile::emitSourceKernels(const Module &M, const SourceTarget &T,
         if (P.Used.count(B.Buf))
           SK.Buffers.push_back(B);
       SK.UsesUniforms = P.UsedUniform;
-      // Limits of the target.
-      if (int64_t Max = T.getMaxSharedBytes(); Max && SK.SharedBytes > Max) {
-        std::string List;
-        for (const SourceKernel::SharedBuffer &B : SK.Shared)
-          List += (List.empty() ? "" : ", ") + ("'%" + B.Buf->getName() + "' ").str() +
-                  std::to_string(B.NumElems * T.getStorageBytes(B.Buf->getDType()));
-        Diag.error(KS->getLoc(),
-                   "kernel needs " + llvm::Twine(SK.SharedBytes) +
-                       " bytes of shared memory (" + List +
-                       "; fragments live in shared memory on this target), more "
-                       "than the " + llvm::Twine(Max) + " bytes that target " +
-                       T.getTargetDescription() +
-                       " allows; use smaller tiles or a target with more");
-        Failed = true;
-        return;
-      }
-      if (int64_t Max = T.getMaxThreads(); Max && SK.Threads > Max) {
-        Diag.error(KS->getLoc(), "kernel has " + llvm::Twine(SK.Threads) +
-                                     " threads per block, more than the " +
-                                     llvm::Twine(Max) + " that target " +
-                                     T.getTargetDescription() + " allows");
-        Failed = true;
-        return;
-      }
       ArtifactKernel AK;
       AK.Symbol = SK.Symbol;
       AK.GridRank = KS->getGrid().size();

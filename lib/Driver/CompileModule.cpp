@@ -1,7 +1,9 @@
 //===- CompileModule.cpp - From verified IR to a KernelArtifact -----------===//
 
 #include "tile/Driver/CompileModule.h"
+#include "tile/IR/DiagnosticError.h"
 #include "tile/Target/DialectCheck.h"
+#include "tile/Target/ResourceLimits.h"
 #include "tile/Target/TargetRegistry.h"
 #include "llvm/Support/Format.h"
 #include <chrono>
@@ -53,11 +55,19 @@ llvm::Error tile::lowerModule(const TargetRegistry &Registry,
   {
     StageTimer ST(Timings, "dialect check");
     if (!verifyDialectUse(Registry, Ctx, M, Diag))
-      return llvm::createStringError("the module uses ops the target does not "
-                                     "provide");
+      return makeReportedError(ErrorCategory::InvalidProgram,
+                               "the module uses ops the target does not "
+                               "provide");
   }
   StageTimer ST(Timings, "pipeline");
-  return Ctx.getBackend().Pipeline(Ctx, M);
+  if (llvm::Error E = Ctx.getBackend().Pipeline(Ctx, M))
+    return E;
+  // The one check of every kernel against the target's declared limits,
+  // now that the pipeline has placed fragments and shared buffers.
+  if (!checkResourceLimits(Ctx, M, Diag))
+    return makeReportedError(ErrorCategory::ResourceLimit,
+                             "a kernel exceeds a resource limit of the target");
+  return llvm::Error::success();
 }
 
 llvm::Expected<KernelArtifact>

@@ -1,6 +1,7 @@
 //===- HostTensor.cpp - Typed host arrays for tools -----------------------===//
 
 #include "tile/Driver/HostTensor.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -259,11 +260,21 @@ llvm::Expected<HostTensor> tile::readNpy(llvm::StringRef Path,
       return Bad("bad shape entry '" + P + "'");
     Shape.push_back(D);
   }
-  HostTensor T(Want, Shape);
+  // The header's shape must match the data before anything is allocated:
+  // a corrupt or hostile header may claim any size.
   llvm::StringRef Body = B.substr(Off + HLen);
-  if (Body.size() != T.getNumBytes())
-    return Bad("expected " + llvm::Twine(T.getNumBytes()) +
-               " bytes of data, found " + llvm::Twine(Body.size()));
+  uint64_t Bytes = getDTypeBytes(Want);
+  bool Overflow = false;
+  for (int64_t D : Shape)
+    Bytes = llvm::SaturatingMultiply(Bytes, uint64_t(D), &Overflow);
+  if (Overflow || Bytes != Body.size())
+    return Bad("the header's shape (" + S.trim() + ") of " + npyDescr(Want) +
+               " needs " +
+               (Overflow ? std::string("more than 2^64")
+                         : std::to_string(Bytes)) +
+               " bytes of data, and the file holds " +
+               llvm::Twine(Body.size()));
+  HostTensor T(Want, Shape);
   std::memcpy(T.data(), Body.data(), Body.size());
   return T;
 }

@@ -21,12 +21,14 @@ class HostMemoryExecutor : public Executor {
 public:
   void deallocate(void *P) override { std::free(P); }
   llvm::Error copyToDevice(void *Dst, const void *Src, size_t Bytes) override {
-    std::memcpy(Dst, Src, Bytes);
+    if (Bytes) // memcpy's pointers must be valid even for zero bytes
+      std::memcpy(Dst, Src, Bytes);
     return llvm::Error::success();
   }
   llvm::Error copyFromDevice(void *Dst, const void *Src,
                              size_t Bytes) override {
-    std::memcpy(Dst, Src, Bytes);
+    if (Bytes)
+      std::memcpy(Dst, Src, Bytes);
     return llvm::Error::success();
   }
   /// Every call runs to completion before it returns.

@@ -404,7 +404,8 @@ llvm::Error WebGPULoaded::call(llvm::StringRef EntryName,
     const BoundTensor &T = Tensors[Buffers[I].first];
     if (!Buf || (*Buf)->getBufferSize() != T.Bytes)
       return Fail("the WebGPU runner returned no result for '" + Buffers[I].first + "'");
-    std::memcpy(T.Data, (*Buf)->getBufferStart(), T.Bytes);
+    if (T.Bytes)
+      std::memcpy(T.Data, (*Buf)->getBufferStart(), T.Bytes);
   }
   return llvm::Error::success();
 }

@@ -8,6 +8,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include <map>
+#include <memory>
+#include <mutex>
 
 using namespace tile;
 using llvm::cast;
@@ -400,7 +403,7 @@ static Attribute parseDefaultText(llvm::StringRef T, AttrKind K) {
   return Attribute::getIdent(T);
 }
 
-Attribute OpStmt::getAttrOrDefault(llvm::StringRef Name) const {
+const Attribute &OpStmt::getAttrOrDefault(llvm::StringRef Name) const {
   if (const Attribute *A = Attrs.get(Name))
     return *A;
   const OpAttrInfo *Info = this->Info->findAttr(Name);
@@ -408,9 +411,18 @@ Attribute OpStmt::getAttrOrDefault(llvm::StringRef Name) const {
   return getDefaultValue(*Info);
 }
 
-Attribute tile::getDefaultValue(const OpAttrInfo &AI) {
+const Attribute &tile::getDefaultValue(const OpAttrInfo &AI) {
   assert(AI.Default && "attribute is required and has no default");
-  return parseDefaultText(AI.Default, AI.Kind);
+  // Each declared default is parsed once and kept, so that callers get a
+  // reference (a StringRef into a default that was returned by value died
+  // at the end of the caller's statement). Tables are shared by threads.
+  static std::mutex Lock;
+  static std::map<const OpAttrInfo *, std::unique_ptr<Attribute>> Parsed;
+  std::lock_guard<std::mutex> G(Lock);
+  std::unique_ptr<Attribute> &Slot = Parsed[&AI];
+  if (!Slot)
+    Slot = std::make_unique<Attribute>(parseDefaultText(AI.Default, AI.Kind));
+  return *Slot;
 }
 
 //===----------------------------------------------------------------------===//

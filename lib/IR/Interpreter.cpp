@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/IR/Interpreter.h"
+#include "tile/IR/DiagnosticError.h"
 #include "tile/IR/Printer.h"
 #include "tile/IR/ScalarSemantics.h"
 #include "tile/IR/Walk.h"
@@ -27,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unistd.h>
 
 using namespace tile;
 using namespace tile::scalar;
@@ -35,6 +37,16 @@ using llvm::dyn_cast;
 using llvm::isa;
 using llvm::SMLoc;
 using llvm::Twine;
+
+/// Bytes of physical memory, when the system says.
+static std::optional<uint64_t> getPhysicalMemory() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long Pages = sysconf(_SC_PHYS_PAGES), Size = sysconf(_SC_PAGESIZE);
+  if (Pages > 0 && Size > 0)
+    return uint64_t(Pages) * uint64_t(Size);
+#endif
+  return std::nullopt;
+}
 
 //===----------------------------------------------------------------------===//
 // TensorArg
@@ -293,8 +305,10 @@ private:
   }
 
   llvm::Error makeError(SMLoc Loc, const Twine &Msg) const {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   render(Loc, Msg));
+    return llvm::make_error<DiagnosticError>(
+        ErrorCategory::Runtime,
+        std::vector<Diagnostic>{{Severity::Error, Loc, Msg.str()}},
+        render(Loc, Msg));
   }
 
   /// Records the first run-time fault; execution unwinds after it.
@@ -1128,7 +1142,22 @@ void Interpreter::execAlloc(const XStmt &S) {
     if (Failed)
       return;
     B.Shape.push_back(D);
-    N *= D;
+    N = N > 0 && D > std::numeric_limits<int64_t>::max() / N
+            ? std::numeric_limits<int64_t>::max()
+            : N * D;
+  }
+  // Refuse what this machine cannot hold before allocating: a failed
+  // allocation aborts the process.
+  if (std::optional<uint64_t> Mem = getPhysicalMemory();
+      N == std::numeric_limits<int64_t>::max() ||
+      (Mem && uint64_t(N) > *Mem / sizeof(double))) {
+    fail(S.Src->getLoc(), "'%" + B.getName() + "' has " +
+                    (N == std::numeric_limits<int64_t>::max()
+                         ? std::string("more than 2^63")
+                         : std::to_string(N)) +
+                    " elements, more than the reference interpreter can "
+                    "hold in this machine's memory (8 bytes each)");
+    return;
   }
   B.Strides.assign(B.Shape.size(), 1);
   for (size_t D = B.Shape.size(); D-- > 1;)
@@ -1573,7 +1602,8 @@ llvm::Error Interpreter::run(llvm::ArrayRef<ArgValue> Args) {
     return E;
   execBlock(Body);
   if (Failed)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), FailMsg);
+    return llvm::make_error<DiagnosticError>(ErrorCategory::Runtime,
+                                             std::vector<Diagnostic>(), FailMsg);
   return llvm::Error::success();
 }
 

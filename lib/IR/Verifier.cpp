@@ -103,6 +103,33 @@ bool verifyRegionPair(const OpStmt &Op, const Region &Src, const Region &Dst,
                              formatExtents(Dst, &Src));
     return false;
   }
+  // A whole buffer's symbolic extent opposite a constant one agrees for one
+  // size only, and the lowerings copy the constant extent: with a smaller
+  // buffer they would read and write past its end.
+  for (auto [X, Y] : llvm::zip(S, T)) {
+    const Region *Whole = !X && Y && Src.isWholeBuffer()   ? &Src
+                          : X && !Y && Dst.isWholeBuffer() ? &Dst
+                                                           : nullptr;
+    if (!Whole)
+      continue;
+    const Region &Other = Whole == &Src ? Dst : Src;
+    auto Zeros = [](unsigned N) {
+      std::string Z;
+      for (unsigned I = 0; I != N; ++I)
+        Z += I ? ", 0" : "0";
+      return Z;
+    };
+    D.error(Op.getLoc(), "'" + Op.getName() + "' pairs the whole of " +
+                             bufName(*Whole) + " " + formatExtents(*Whole, &Other) +
+                             " with " + bufName(Other) + " " +
+                             formatExtents(Other, Whole) +
+                             ", which agree for one size only; give it offsets "
+                             "instead (as in %" + Whole->Buf->getName() + "[" +
+                             Zeros(Whole->Buf->getRank()) +
+                             "]), so that its extents come from the other "
+                             "side and accesses past its end are guarded");
+    return false;
+  }
   return true;
 }
 
@@ -446,6 +473,9 @@ private:
         checkSameType(*B.getLHS(), *B.getRHS(), Sp, E.getLoc());
         if (isBool(L) && !isComparison(B.getOp()))
           fail(E.getLoc(), "'" + Sp + "' needs numeric operands, got i1");
+        if ((B.getOp() == BinaryOp::Div || B.getOp() == BinaryOp::Rem) &&
+            isInteger(R))
+          checkNonZeroDivisor(*B.getRHS(), Sp);
         return;
       }
     }
@@ -473,6 +503,8 @@ private:
         if (!isInteger(Args[0]->getDType()) || isBool(Args[0]->getDType()))
           fail(E.getLoc(), "'" + Name + "' needs integer operands, got " +
                                getDTypeName(Args[0]->getDType()));
+        else
+          checkNonZeroDivisor(*Args[1], Name);
         return;
       case Intrinsic::Abs:
         if (isBool(Args[0]->getDType()))
@@ -487,6 +519,14 @@ private:
       }
     }
     }
+  }
+
+  /// Integer division by a constant zero is undefined in generated code
+  /// (and an error in the interpreter): reject it here, for every target.
+  void checkNonZeroDivisor(const Expr &Divisor, llvm::StringRef Op) {
+    if (std::optional<int64_t> V = Divisor.getConstInt(); V && *V == 0)
+      fail(Divisor.getLoc(), "integer division by zero: the divisor of '" +
+                                 Op + "' is the constant 0");
   }
 
   //===--- Statements -----------------------------------------------------===//

@@ -104,6 +104,7 @@ tile::resolveBackendContext(const TargetRegistry &R, llvm::StringRef Target,
   C.ExecChecked = Opts.RequireAvailable;
   C.KeepAssembly = Opts.KeepAssembly;
   C.KeepLLVMIR = Opts.KeepLLVMIR;
+  C.RunToolchain = Opts.RunToolchain;
   const TargetBackendInfo &TB = *C.Backend;
   if (Request == "auto") {
     std::vector<std::string> Reasons;

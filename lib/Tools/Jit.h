@@ -19,6 +19,7 @@
 
 #include "tile/Driver/CompileModule.h"
 #include "tile/Driver/HostTensor.h"
+#include "tile/Driver/Reference.h"
 #include "tile/Exec/Executor.h"
 #include "tile/IR/IR.h"
 #include "tile/IR/Specialize.h"
@@ -51,9 +52,9 @@ public:
 private:
   /// Reports `tile-jit: error: Msg`; returns false.
   bool fail(const llvm::Twine &Msg);
-  /// Reports an error of the pipeline or of code generation: located
-  /// diagnostics are already formatted in \p Msg.
-  bool failLowering(const std::string &Msg);
+  /// Reports an error of the pipeline, code generation or the emulator
+  /// (reportToolError: typed diagnostics print as rendered); returns false.
+  bool failWith(llvm::Error E, const llvm::Twine &Prefix = "");
 
   // Stages (JitInputs.cpp).
   /// Reads, parses and verifies the input; chooses the function.
@@ -93,6 +94,9 @@ private:
   /// Compares every written tensor with the reference interpreter: 0, 1
   /// when results differ, nothing after an error.
   std::optional<int> check();
+  /// --check: runs the reference interpreter on the inputs (before any
+  /// output is written, so that a run it cannot check writes nothing).
+  bool reference();
 
   // Helpers (JitInputs.cpp).
   /// `NAME=VALUE` lists: the pairs, or an error naming the option.
@@ -156,6 +160,8 @@ private:
 
   /// The tensors the function writes, after the run.
   std::map<std::string, HostTensor> Results;
+  /// The reference interpreter's results (--check).
+  std::map<std::string, ReferenceResult> Ref;
 };
 
 } // namespace tile

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Jit.h"
+#include "tile/Driver/LaunchCheck.h"
+#include "tile/IR/DiagnosticError.h"
 #include "tile/IR/Parser.h"
 #include "tile/IR/Specialize.h"
 #include "tile/IR/Verifier.h"
@@ -373,6 +375,11 @@ bool Jit::prepareInputs() {
     else
       T.poison();
     Tensors[Name] = std::move(T);
+  }
+  // Launch sizes with these values, before anything runs.
+  if (llvm::Error E = checkLaunchGrids(*F, DimValues, IntScalars, &SM)) {
+    reportToolError(std::move(E), "tile-jit", Err);
+    return false;
   }
   return true;
 }

@@ -42,22 +42,27 @@ bool Jit::writeOutputs(const std::string &RanOn) {
   return true;
 }
 
+bool Jit::reference() {
+  if (!Opts.Check)
+    return true;
+  std::map<std::string, HostTensor> Initial;
+  for (auto &[K, V] : Tensors)
+    Initial[K] = V;
+  llvm::Expected<std::map<std::string, ReferenceResult>> R =
+      runReference(*RefF, Initial, ScalarValues, SM);
+  if (!R)
+    return fail("reference interpreter: " + llvm::toString(R.takeError()));
+  Ref = std::move(*R);
+  return true;
+}
+
 std::optional<int> Jit::check() {
   int RC = 0;
   if (!Opts.Check)
     return RC;
-  std::map<std::string, HostTensor> Initial;
-  for (auto &[K, V] : Tensors)
-    Initial[K] = V;
-  llvm::Expected<std::map<std::string, ReferenceResult>> Ref =
-      runReference(*RefF, Initial, ScalarValues, SM);
-  if (!Ref) {
-    fail("reference interpreter: " + llvm::toString(Ref.takeError()));
-    return std::nullopt;
-  }
   for (auto &[Name, R] : Results) {
-    auto It = Ref->find(Name);
-    if (It == Ref->end())
+    auto It = Ref.find(Name);
+    if (It == Ref.end())
       continue;
     CheckReport C = compareWithReference(R, It->second);
     Out << "check " << Name << " (" << getDTypeName(R.getDType()) << ", "

@@ -17,6 +17,7 @@
 #include "Jit.h"
 #include "JitAutotune.h"
 #include "tile/Driver/KernelCache.h"
+#include "tile/IR/DiagnosticError.h"
 #include "tile/IR/Interpreter.h"
 #include "tile/IR/Verifier.h"
 #include "tile/Target/Emulator.h"
@@ -38,12 +39,10 @@ static double secondsSince(std::chrono::steady_clock::time_point T0) {
       .count();
 }
 
-bool Jit::failLowering(const std::string &Msg) {
-  if (llvm::StringRef(Msg).contains(": error: ")) {
-    Err << Msg << (llvm::StringRef(Msg).ends_with("\n") ? "" : "\n");
-    return false; // a located diagnostic, already formatted
-  }
-  return fail(Msg);
+bool Jit::failWith(llvm::Error E, const llvm::Twine &Prefix) {
+  // Typed diagnostics print as they are; located ones were already reported.
+  reportToolError(std::move(E), "tile-jit", Err, Prefix);
+  return false;
 }
 
 bool Jit::resolve() {
@@ -78,12 +77,8 @@ bool Jit::emulate() {
   if (Opts.Bench)
     return fail("--bench times the execution backend; it cannot be combined "
                 "with --emulate");
-  if (llvm::Error E = lowerModule(Registry, *Ctx, *Single, Diag, &Timings)) {
-    std::string Msg = llvm::toString(std::move(E));
-    if (Diag.hadError())
-      return false; // already reported with its location
-    return failLowering(Msg);
-  }
+  if (llvm::Error E = lowerModule(Registry, *Ctx, *Single, Diag, &Timings))
+    return failWith(std::move(E));
   // The function as the pipeline left it, on the tensors' values.
   const Function &Lowered = *Single->lookupFunction(F->getName());
   std::vector<TensorArg> Storage(Lowered.getParams().size());
@@ -111,12 +106,8 @@ bool Jit::emulate() {
   EO.SM = &SM;
   EO.DataOffset = Opts.DataOffset;
   auto T0 = std::chrono::steady_clock::now();
-  if (llvm::Error E = Emulate(*Ctx, Lowered, EmuArgs, EO)) {
-    std::string Msg = llvm::toString(std::move(E));
-    if (llvm::StringRef(Msg).contains(": error: "))
-      return failLowering(Msg);
-    return fail("emulator: " + Msg);
-  }
+  if (llvm::Error E = Emulate(*Ctx, Lowered, EmuArgs, EO))
+    return failWith(std::move(E), "emulator: ");
   Timings.add("emulation", std::chrono::duration<double>(
                                std::chrono::steady_clock::now() - T0)
                                .count());
@@ -205,12 +196,8 @@ bool Jit::compile() {
   CO.Options = "params: " + llvm::join(Opts.Params, " ");
   llvm::Expected<KernelArtifact> A = compileModuleCached(
       Registry, *Ctx, *Single, Diag, Timings, CO, Err, CacheSummary);
-  if (!A) {
-    std::string Msg = llvm::toString(A.takeError());
-    if (Diag.hadError() && llvm::StringRef(Msg).starts_with("the module uses ops"))
-      return false; // already reported with its location
-    return failLowering(Msg);
-  }
+  if (!A)
+    return failWith(A.takeError());
   Artifact.emplace(std::move(*A));
   auto TL = std::chrono::steady_clock::now();
   if (Starter.joinable())
@@ -380,7 +367,7 @@ int Jit::run() {
       return 1;
     RanOn = Ctx->getTarget().str() + " (" + Ctx->getExecBackend().Name + ")";
   }
-  if (!writeOutputs(RanOn))
+  if (!reference() || !writeOutputs(RanOn))
     return 1;
   std::optional<int> RC = check();
   if (!RC)

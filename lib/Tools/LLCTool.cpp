@@ -8,6 +8,7 @@
 
 #include "tile/Tools/LLCTool.h"
 #include "tile/Driver/CompileModule.h"
+#include "tile/IR/DiagnosticError.h"
 #include "tile/IR/Parser.h"
 #include "tile/IR/Printer.h"
 #include "tile/IR/Specialize.h"
@@ -16,6 +17,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "tile/Target/DialectCheck.h"
+#include "tile/Target/ResourceLimits.h"
 #include "tile/Target/TargetListing.h"
 #include "tile/Target/TargetRegistry.h"
 #include "llvm/Support/SourceMgr.h"
@@ -28,16 +30,6 @@ static int fail(llvm::raw_ostream &Err, const llvm::Twine &Msg) {
   return 1;
 }
 
-/// Pipeline errors arrive as located diagnostics, already formatted.
-static int failPipeline(llvm::raw_ostream &Err, const std::string &Msg) {
-  if (llvm::StringRef(Msg).contains(": error: ")) {
-    Err << Msg;
-    if (!llvm::StringRef(Msg).ends_with("\n"))
-      Err << "\n";
-    return 1;
-  }
-  return fail(Err, Msg);
-}
 
 static int writeOutput(const LLCOptions &Opts, llvm::raw_ostream &Err,
                        llvm::function_ref<void(llvm::raw_ostream &)> Fn) {
@@ -115,21 +107,23 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
     std::string Msg = llvm::toString(std::move(E));
     return Diag.hadError() ? 1 : fail(Err, Msg);
   }
-  if (Opts.Emit == "tile") {
+  if (Opts.PrintResourceUsage) {
     if (!verifyDialectUse(Registry, *Ctx, *M, Diag))
       return 1;
     if (llvm::Error E = Ctx->getBackend().Pipeline(*Ctx, *M))
-      return failPipeline(Err, llvm::toString(std::move(E)));
+      return reportToolError(std::move(E), "tile-llc", Err);
+    printResourceUsage(*Ctx, measureModuleResources(*M), Out);
+    return checkResourceLimits(*Ctx, *M, Diag) ? 0 : 1;
+  }
+  if (Opts.Emit == "tile") {
+    if (llvm::Error E = lowerModule(Registry, *Ctx, *M, Diag))
+      return reportToolError(std::move(E), "tile-llc", Err);
     return writeOutput(Opts, Err, [&](llvm::raw_ostream &OS) { printModule(*M, OS); });
   }
   CompileTimings Timings;
   llvm::Expected<KernelArtifact> A = compileModule(Registry, *Ctx, *M, Diag, &Timings);
-  if (!A) {
-    std::string Msg = llvm::toString(A.takeError());
-    if (Diag.hadError())
-      return 1;
-    return failPipeline(Err, Msg);
-  }
+  if (!A)
+    return reportToolError(A.takeError(), "tile-llc", Err);
   if (Opts.PrintCompileTime) {
     Err << "compile time (" << Ctx->getTarget().str() << "):\n";
     Timings.print(Err);

@@ -1,6 +1,7 @@
 //===- PassManager.cpp - Running pipelines of passes ----------------------===//
 
 #include "tile/Transforms/PassManager.h"
+#include "tile/IR/DiagnosticError.h"
 #include "tile/IR/Printer.h"
 #include "tile/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
@@ -110,9 +111,8 @@ llvm::Error tile::runBackendPipeline(const BackendContext &Ctx, Module &M,
                                      void (*Build)(const BackendContext &,
                                                    PassManager &),
                                      llvm::StringRef Name) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
+  DiagnosticCollector DC(M.getContext().getSourceMgr());
+  DiagnosticEngine &Diag = DC.getEngine();
   PassManager PM;
   Build(Ctx, PM);
   PassInstrumentation I;
@@ -124,8 +124,8 @@ llvm::Error tile::runBackendPipeline(const BackendContext &Ctx, Module &M,
   PM.setInstrumentation(I);
   PassState S{Diag, &Ctx};
   if (!PM.run(M, S))
-    return llvm::createStringError(
-        Text.empty() ? ("the " + Name + " pipeline failed").str() : Text);
+    return DC.takeError(ErrorCategory::Unsupported,
+                        "the " + Name + " pipeline failed");
   return llvm::Error::success();
 }
 

@@ -8,6 +8,8 @@
 // RUN: tile-tblgen -gen-target-backends -I %tile_include %s -o %t.1
 // RUN: tile-tblgen -gen-target-backends -I %tile_include %s -o %t.2
 // RUN: cmp %t.1 %t.2
+// The limits as docs/Targets.md lists them.
+// RUN: tile-tblgen -gen-target-limits-docs -I %tile_include %s | FileCheck %s --check-prefix=DOCS
 
 include "tile/Exec/ExecutionBackends.td"
 
@@ -58,6 +60,9 @@ def NewGpu : TargetBackend<"NewGpu"> {
   let Outputs = [DeviceOutput<FormatCubin, Compiled>, DeviceOutput<FormatLLVMIR, SourceOnly>];
   let ExecutionBackends = [CudaExec, OrcExec];
   let Emulator = "emulateNewGpu";
+  let Limits = [ResourceLimit<ThreadsPerBlock, 1024>,
+                ResourceLimit<SharedMemoryPerBlock, 65536, AttrIn<"fast", ["true"]>, "use -fast=false">,
+                ResourceLimitFromAttr<SharedMemoryPerBlock, "units", 32768>];
 }
 
 def Host : TargetBackend<"Host"> {
@@ -165,13 +170,21 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 
 // CHECK:      //===--- Target backends ---===//
 // CHECK:      constexpr BackendKindInfo kHostKinds[] = {
-// CHECK-NEXT:   {&kKinds[1], nullptr, nullptr, nullptr, 0},
+// CHECK-NEXT:   {&kKinds[1], nullptr, nullptr, nullptr, 0, nullptr, 0},
 // CHECK-NEXT: };
 // CHECK:      constexpr FeatureCondition kNewGpu_GpuFeatures[] = {
 // CHECK-NEXT:   {0x000000000000000e, hasNewGpu_GpuFeature0, "gen >= g3 and fast == true"}, // feat_a
 // CHECK-NEXT: };
+// CHECK-NEXT: constexpr bool appliesNewGpu_GpuLimit1(const int *V) {
+// CHECK-NEXT:   return (V[2] == 1);
+// CHECK-NEXT: }
+// CHECK-NEXT: constexpr ResourceLimitInfo kNewGpu_GpuLimits[] = {
+// CHECK-NEXT:   {ResourceKind::ThreadsPerBlock, 1024, nullptr, "always", nullptr, ""},
+// CHECK-NEXT:   {ResourceKind::SharedMemoryPerBlock, 65536, appliesNewGpu_GpuLimit1, "fast == true", nullptr, "use -fast=false"},
+// CHECK-NEXT:   {ResourceKind::SharedMemoryPerBlock, 32768, nullptr, "always", "units", ""},
+// CHECK-NEXT: };
 // CHECK-NEXT: constexpr BackendKindInfo kNewGpuKinds[] = {
-// CHECK-NEXT:   {&kKinds[0], isNewGpu_GpuVariant, "not (gen < g3)", kNewGpu_GpuFeatures, 1},
+// CHECK-NEXT:   {&kKinds[0], isNewGpu_GpuVariant, "not (gen < g3)", kNewGpu_GpuFeatures, 1, kNewGpu_GpuLimits, 3},
 // CHECK-NEXT: };
 // CHECK-NEXT: constexpr DialectInfo kNewGpuDialects[] = {{.}}{"demo", registerDemoOps}};
 // CHECK-NEXT: constexpr DeviceOutputInfo kNewGpuOutputs[] = {{.}}{DeviceFormat::Cubin, OutputMode::Compiled}, {DeviceFormat::LLVMIR, OutputMode::SourceOnly}};
@@ -225,3 +238,15 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // OPTS: namespace demo::ns {
 // OPTS: } // namespace demo::ns
 // OPTS: llvm::Error registerDemoBackends(TargetRegistry &R) {
+
+// DOCS:      ### Host
+// DOCS-EMPTY:
+// DOCS-NEXT: No declared limits.
+// DOCS:      ### NewGpu
+// DOCS-EMPTY:
+// DOCS-NEXT: | resource | limit | when | checked |
+// DOCS-NEXT: | --- | --- | --- | --- |
+// DOCS-NEXT: | threads per block | 1024 threads |  | yes |
+// DOCS-NEXT: | shared memory per block | 65536 bytes | fast == true | yes |
+// DOCS-NEXT: | shared memory per block | 32768 bytes (or `-units`) | otherwise | yes |
+// DOCS:      ### OldGpu

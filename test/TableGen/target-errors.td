@@ -29,6 +29,7 @@
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -DDUPFEATURE %s 2>&1 | FileCheck %s --check-prefix=DUPFEATURE --implicit-check-not=error:
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -DDUPEXEC %s 2>&1 | FileCheck %s --check-prefix=DUPEXEC --implicit-check-not=error:
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -DNOOUTPUT %s 2>&1 | FileCheck %s --check-prefix=NOOUTPUT --implicit-check-not=error:
+// RUN: not tile-tblgen -gen-target-backends -I %tile_include -DBADLIMIT %s 2>&1 | FileCheck %s --check-prefix=BADLIMIT --implicit-check-not=error:
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -target-register-fn=not::ident %s 2>&1 | FileCheck %s --check-prefix=BADREGFN --implicit-check-not=error:
 // RUN: not tile-tblgen -gen-target-backends -I %tile_include -target-register-emulators-fn=not::ident %s 2>&1 | FileCheck %s --check-prefix=BADEMUFN --implicit-check-not=error:
 
@@ -321,3 +322,20 @@ def Other : Simple<"Other", CaseKind> {
 
 // BADREGFN: error: -target-register-fn='not::ident' is not a C++ identifier
 // BADEMUFN: error: -target-register-emulators-fn='not::ident' is not a C++ identifier
+
+#ifdef BADLIMIT
+def LimitKind : TargetKind<"lim"> {
+  let Attrs = [TargetEnumAttr<"gen", ["g1", "g2"], "g1">,
+               TargetAttr<"name", TargetString, "x">];
+}
+def Lim : Simple<"Lim", LimitKind> {
+  // BADLIMIT-DAG: target-errors.td:[[@LINE+4]]:7: error: limit 'threads per block' of target backend 'Lim' is not positive
+  // BADLIMIT-DAG: target-errors.td:[[@LINE+3]]:7: error: limit 'shared memory per block' of target backend 'Lim' reads 'name', which is not an int attribute of kind 'lim'
+  // BADLIMIT-DAG: target-errors.td:[[@LINE+4]]:{{[0-9]+}}: error: predicate in the condition of limit 'grid dimension x' of target backend 'Lim' compares 'gen' with 'g9', which is not one of its values (g1, g2)
+  // BADLIMIT-DAG: target-errors.td:[[@LINE+1]]:7: error: limit 'registers per thread' of target backend 'Lim' reads 'units', which is not an int attribute of kind 'lim'
+  let Limits = [ResourceLimit<ThreadsPerBlock, 0>,
+                ResourceLimitFromAttr<SharedMemoryPerBlock, "name", 4>,
+                ResourceLimit<GridDimX, 8, AttrIn<"gen", ["g9"]>>,
+                ResourceLimitFromAttr<RegistersPerThread, "units", 4>];
+}
+#endif

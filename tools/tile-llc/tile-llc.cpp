@@ -69,6 +69,11 @@ static cl::opt<bool> PrintCompileTime("print-compile-time",
                                       cl::desc("Print compile time by stage"),
                                       cl::cat(LLCCat));
 
+static cl::opt<bool> PrintResourceUsage(
+    "print-resource-usage",
+    cl::desc("Print each kernel's use of the target's resource limits"),
+    cl::cat(LLCCat));
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tile::initToolOptions({&LLCCat});
@@ -95,5 +100,6 @@ int main(int argc, char **argv) {
   Opts.Remarks = tile::getRemarkFilterFromLLVMOptions();
   Opts.PrintLayouts = PrintLayouts;
   Opts.Params.assign(Params.begin(), Params.end());
+  Opts.PrintResourceUsage = PrintResourceUsage;
   return tile::runLLC(Opts, Registry, outs(), errs());
 }

@@ -197,7 +197,7 @@ struct RogueBackend {
   TargetBackendInfo Info;
   RogueBackend(const TargetKindInfo *K, AttrPredicateFn Variant,
                const char *VariantText)
-      : Kind{K, Variant, VariantText, nullptr, 0},
+      : Kind{K, Variant, VariantText, nullptr, 0, nullptr, 0},
         Info{"Rogue",       "a test backend", &Kind,       1,       nullptr,
              0,             nullptr,          0,           nullptr, 0,
              failPipeline,  "failPipeline",   nullptr,     nullptr,

@@ -277,6 +277,7 @@ struct BackendDesc {
   std::vector<ExecCompat> Exec;
   bool HostCapable = false;
   std::vector<std::pair<std::string, uint64_t>> OpRequirements;
+  std::vector<const Record *> Limits; // ResourceLimit records, in order
 };
 
 /// Evaluation, C++ emission and text of attribute predicates against the
@@ -457,6 +458,8 @@ private:
   void collectOpRequirements();
   void checkKindOwnership();
   void checkVariants(KindDesc &K);
+  void collectLimits(const Record *R, BackendDesc &B, const std::string &Where);
+  void emitLimits(raw_ostream &OS, const BackendDesc &B, const KindDesc &K);
 
   void emitEnums(raw_ostream &OS);
   void emitTable(raw_ostream &OS);
@@ -764,11 +767,33 @@ void TargetBackendEmitter::collectBackends() {
       }
       B.Exec.push_back(std::move(C));
     }
+    collectLimits(R, B, Where);
     Backends.push_back(std::move(B));
   }
   for (BackendDesc &B : Backends)
     for (KindDesc *K : B.Kinds)
       K->Owners.push_back(&B);
+}
+
+void TargetBackendEmitter::collectLimits(const Record *R, BackendDesc &B,
+                                         const std::string &Where) {
+  for (const Record *L : R->getValueAsListOfDefs("Limits")) {
+    std::string What = "limit '" +
+                       L->getValueAsDef("Kind")->getValueAsString("Name").str() +
+                       "' of " + Where;
+    if (L->getValueAsInt("Value") <= 0)
+      PrintError(R->getFieldLoc("Limits"), What + " is not positive");
+    StringRef Attr = L->getValueAsString("FromAttr");
+    for (KindDesc *K : B.Kinds) {
+      PredicateCompiler(*K).check(L->getValueAsDef("When"), "the condition of " + What);
+      int AI = Attr.empty() ? 0 : K->findAttr(Attr);
+      if (!Attr.empty() && (AI < 0 || K->Attrs[AI].Type != "int"))
+        PrintError(R->getFieldLoc("Limits"),
+                   What + " reads '" + Attr + "', which is not an int "
+                   "attribute of kind '" + K->Name + "'");
+    }
+    B.Limits.push_back(L);
+  }
 }
 
 void TargetBackendEmitter::collectOpRequirements() {
@@ -1091,6 +1116,8 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
       }
       OS << "};\n";
     }
+    for (const KindDesc *K : B.Kinds)
+      emitLimits(OS, B, *K);
     OS << "constexpr BackendKindInfo k" << B.Id << "Kinds[] = {\n";
     for (const KindDesc *K : B.Kinds) {
       std::string Base = B.Id + "_" + cppIdent(K->Name);
@@ -1102,7 +1129,9 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
          << ", "
          << (B.Features.empty() ? std::string("nullptr")
                                 : "k" + Base + "Features")
-         << ", " << B.Features.size() << "},\n";
+         << ", " << B.Features.size() << ", "
+         << (B.Limits.empty() ? std::string("nullptr") : "k" + Base + "Limits")
+         << ", " << B.Limits.size() << "},\n";
     }
     OS << "};\n";
     if (!B.Dialects.empty()) {
@@ -1193,6 +1222,37 @@ void TargetBackendEmitter::emitEmulatorTable(raw_ostream &OS) {
      << "} // namespace tile\n#endif // GET_TILE_TARGET_EMULATOR_TABLE\n";
 }
 
+/// The limits of \p B on kind \p K: a predicate per conditional limit,
+/// then the table.
+void TargetBackendEmitter::emitLimits(raw_ostream &OS, const BackendDesc &B,
+                                      const KindDesc &K) {
+  if (B.Limits.empty())
+    return;
+  PredicateCompiler PC(K);
+  std::string Base = B.Id + "_" + cppIdent(K.Name);
+  for (auto [I, L] : enumerate(B.Limits)) {
+    const Record *When = L->getValueAsDef("When");
+    if (When->getName() != "AttrAlways")
+      OS << "constexpr bool applies" << Base << "Limit" << I
+         << "(const int *V) {\n  return " << PC.cpp(When) << ";\n}\n";
+  }
+  OS << "constexpr ResourceLimitInfo k" << Base << "Limits[] = {\n";
+  for (auto [I, L] : enumerate(B.Limits)) {
+    const Record *When = L->getValueAsDef("When");
+    bool Always = When->getName() == "AttrAlways";
+    StringRef Attr = L->getValueAsString("FromAttr");
+    OS << "  {ResourceKind::"
+       << L->getValueAsDef("Kind")->getValueAsString("CppName") << ", "
+       << L->getValueAsInt("Value") << ", "
+       << (Always ? std::string("nullptr")
+                  : "applies" + Base + "Limit" + std::to_string(I))
+       << ", " << quote(PredicateCompiler::text(When)) << ", "
+       << (Attr.empty() ? std::string("nullptr") : quote(Attr)) << ", "
+       << quote(L->getValueAsString("Hint")) << "},\n";
+  }
+  OS << "};\n";
+}
+
 void TargetBackendEmitter::run(raw_ostream &OS) {
   collectFeatures();
   collectKinds();
@@ -1217,9 +1277,42 @@ static void emitTargetBackends(const RecordKeeper &RK, raw_ostream &OS) {
   TargetBackendEmitter(RK).run(OS);
 }
 
+/// Markdown: one table of resource limits per target backend, in name
+/// order, for docs/Targets.md.
+static void emitLimitDocs(const RecordKeeper &RK, raw_ostream &OS) {
+  for (const Record *B :
+       sortedByName(RK.getAllDerivedDefinitions("TargetBackend"))) {
+    std::vector<const Record *> Limits = B->getValueAsListOfDefs("Limits");
+    OS << "### " << B->getValueAsString("Name") << "\n\n";
+    if (Limits.empty()) {
+      OS << "No declared limits.\n\n";
+      continue;
+    }
+    OS << "| resource | limit | when | checked |\n| --- | --- | --- | --- |\n";
+    std::set<const Record *> Seen;
+    for (const Record *L : Limits) {
+      const Record *Kind = L->getValueAsDef("Kind");
+      StringRef Attr = L->getValueAsString("FromAttr");
+      std::string When = PredicateCompiler::text(L->getValueAsDef("When"));
+      // The first limit of a kind that holds applies.
+      if (!Seen.insert(Kind).second && When == "always")
+        When = "otherwise";
+      OS << "| " << Kind->getValueAsString("Name") << " | "
+         << L->getValueAsInt("Value") << " " << Kind->getValueAsString("Unit")
+         << (Attr.empty() ? "" : (" (or `-" + Attr + "`)").str()) << " | "
+         << (When == "always" ? "" : When) << " | "
+         << (Kind->getValueAsBit("Checked") ? "yes" : "no") << " |\n";
+    }
+    OS << "\n";
+  }
+}
+
 static TableGen::Emitter::Opt X("gen-target-backends", emitTargetBackends,
                                 "Generate target backend tables and their "
                                 "registration function");
+static TableGen::Emitter::Opt Z("gen-target-limits-docs", emitLimitDocs,
+                                "Generate the resource limit tables of "
+                                "docs/Targets.md");
 static TableGen::Emitter::Opt Y("gen-exec-backends", emitExecBackends,
                                 "Generate device format and execution "
                                 "backend tables");

@@ -131,9 +131,6 @@ public:
   virtual std::string getTypeName(DType T) const = 0;
   /// Bytes an element of \p T takes in on-chip memory.
   virtual unsigned getStorageBytes(DType T) const { return getDTypeBytes(T); }
-  /// Limits checked on every kernel (0: none).
-  virtual int64_t getMaxSharedBytes() const { return 0; }
-  virtual int64_t getMaxThreads() const { return 0; }
   /// Names the source must not use for values (keywords, builtins).
   virtual bool isReserved(llvm::StringRef Name) const = 0;
 

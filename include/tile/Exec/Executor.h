@@ -92,6 +92,8 @@ public:
 
   virtual llvm::Expected<void *> allocate(size_t Bytes) = 0;
   virtual void deallocate(void *P) = 0;
+  /// Copies \p Bytes; a copy of zero bytes does nothing, and its pointers
+  /// may be null (the data of an empty tensor).
   virtual llvm::Error copyToDevice(void *Dst, const void *Src, size_t Bytes) = 0;
   virtual llvm::Error copyFromDevice(void *Dst, const void *Src,
                                      size_t Bytes) = 0;

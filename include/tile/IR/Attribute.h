@@ -38,9 +38,12 @@ public:
   int64_t getInt() const { return I; }
   double getFloat() const { return F; }
   bool getBool() const { return I != 0; }
-  /// The text of a String or Ident, or the callee of a Call.
-  llvm::StringRef getStr() const { return S; }
-  llvm::ArrayRef<Attribute> getElements() const { return Elems; }
+  /// The text of a String or Ident, or the callee of a Call. Not callable
+  /// on a temporary: the StringRef would outlive the text.
+  llvm::StringRef getStr() const & { return S; }
+  llvm::StringRef getStr() const && = delete;
+  llvm::ArrayRef<Attribute> getElements() const & { return Elems; }
+  llvm::ArrayRef<Attribute> getElements() const && = delete;
 
   void print(llvm::raw_ostream &OS) const;
   std::string str() const;

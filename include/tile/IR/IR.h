@@ -516,8 +516,9 @@ public:
   const OpOperand &getOperand(llvm::StringRef Name) const;
   const AttributeList &getAttrs() const { return Attrs; }
   AttributeList &getAttrsMutable() { return Attrs; }
-  /// The attribute's value, or its declared default.
-  Attribute getAttrOrDefault(llvm::StringRef Name) const;
+  /// The attribute's value, or its declared default. The reference stays
+  /// valid while the op keeps the attribute (defaults: for the process).
+  const Attribute &getAttrOrDefault(llvm::StringRef Name) const;
   static bool classof(const Stmt *S) { return S->getKind() == Kind::Op; }
 
 private:
@@ -638,7 +639,7 @@ private:
 };
 
 /// The declared default of an op attribute, as an Attribute.
-Attribute getDefaultValue(const OpAttrInfo &AI);
+const Attribute &getDefaultValue(const OpAttrInfo &AI);
 
 /// The extent of each dimension of \p R: its explicit extents, the buffer's
 /// shape for a whole buffer, or, for an index list without extents, the

@@ -73,6 +73,10 @@ struct ResolveOptions {
   /// turns it off: printing the IR costs compile time, and kernel cache
   /// entries would carry it.
   bool KeepLLVMIR = true;
+  /// Device codegen may run the target's external toolchain programs
+  /// (ptxas, ld.lld) for compiled outputs. Off: it stops at the source-only
+  /// output, in process (the whole-pipeline fuzz target uses this).
+  bool RunToolchain = true;
 };
 
 /// The outcome of context resolution. Immutable: built only by
@@ -102,6 +106,8 @@ public:
   bool keepsAssembly() const { return KeepAssembly; }
   /// Whether code generation should keep the LLVM IR as text.
   bool keepsLLVMIR() const { return KeepLLVMIR; }
+  /// Whether device codegen may run external toolchain programs.
+  bool runsToolchain() const { return RunToolchain; }
 
   /// Features as bits of getBackend().featureTable().
   uint64_t getFeatureMask() const { return Features; }
@@ -132,6 +138,7 @@ private:
   bool ExecChecked = false;
   bool KeepAssembly = false;
   bool KeepLLVMIR = true;
+  bool RunToolchain = true;
   uint64_t Features = 0;
 };
 

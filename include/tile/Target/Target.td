@@ -174,6 +174,71 @@ class OpNeedsFeatures<Op op, list<TargetFeature> features> {
 }
 
 //===----------------------------------------------------------------------===//
+// Resource limits
+//===----------------------------------------------------------------------===//
+
+/// A resource of a kernel launch that devices bound. CppName is the
+/// enumerator of tile::ResourceKind; the C++ side (lib/Target/
+/// ResourceLimits.cpp) measures a kernel's use of each kind.
+class ResourceKind<string name, string cppName, string unit, bit checked,
+                   string summary> {
+  string Name = name;
+  string CppName = cppName;
+  string Unit = unit;
+  /// Whether the compiler rejects a kernel above the limit. Unchecked
+  /// limits are listed and printed (-print-resource-usage) for reference:
+  /// the toolchain enforces them itself (ptxas spills past the register
+  /// limit) or they are the point where the runtime has to opt in.
+  bit Checked = checked;
+  string Summary = summary;
+}
+def ThreadsPerBlock : ResourceKind<"threads per block", "ThreadsPerBlock",
+    "threads", 1, "threads a kernel may launch per block (workgroup, threadgroup)">;
+def SharedMemoryPerBlock : ResourceKind<"shared memory per block",
+    "SharedMemoryPerBlock", "bytes", 1,
+    "shared memory (LDS, threadgroup, workgroup storage) a block may use, " #
+    "with the runtime's opt-in where the device needs one">;
+def SharedMemoryWithoutOptIn : ResourceKind<"shared memory per block without opt-in",
+    "SharedMemoryWithoutOptIn", "bytes", 0,
+    "shared memory a block may use before the launch must opt in to more">;
+def RegistersPerThread : ResourceKind<"registers per thread",
+    "RegistersPerThread", "registers", 0,
+    "registers per thread; the device code generator spills beyond them">;
+def LocalMemoryPerThread : ResourceKind<"local memory per thread",
+    "LocalMemoryPerThread", "bytes", 1,
+    "per-thread arrays (fragments lowered to registers or local memory)">;
+def StackArraysPerBlock : ResourceKind<"stack arrays per block",
+    "StackArraysPerBlock", "bytes", 1,
+    "a block's shared buffers, fragments and locals where they are arrays " #
+    "on the stack of the thread that runs the block (the CPU)">;
+def GridDimX : ResourceKind<"grid dimension x", "GridDimX", "blocks", 1,
+    "blocks along the first grid dimension">;
+def GridDimY : ResourceKind<"grid dimension y", "GridDimY", "blocks", 1,
+    "blocks along the second grid dimension">;
+def GridDimZ : ResourceKind<"grid dimension z", "GridDimZ", "blocks", 1,
+    "blocks along the third grid dimension">;
+
+/// A limit of kind `kind` for the targets satisfying `when`. When several
+/// limits of one kind hold for a target, the first listed applies. With
+/// `FromAttr` set, the target's integer attribute of that name gives the
+/// value when it is set (WebGPU's adapter limits), `value` otherwise.
+class ResourceLimit<ResourceKind kind, int value, AttrPred when = AttrAlways,
+                    string hint = ""> {
+  ResourceKind Kind = kind;
+  int Value = value;
+  AttrPred When = when;
+  string FromAttr = "";
+  /// What to do about a kernel above the limit, appended to the error.
+  string Hint = hint;
+}
+/// A limit a target attribute sets, `value` while it is unset.
+class ResourceLimitFromAttr<ResourceKind kind, string attr, int value,
+                            string hint = "">
+    : ResourceLimit<kind, value, AttrAlways, hint> {
+  let FromAttr = attr;
+}
+
+//===----------------------------------------------------------------------===//
 // Target backends
 //===----------------------------------------------------------------------===//
 
@@ -236,6 +301,8 @@ class TargetBackend<string name> {
   bit HostCapable = 0;
   /// Emulator entry point (see above); empty for none.
   string Emulator = "";
+  /// The device's resource limits (see ResourceLimit).
+  list<ResourceLimit> Limits = [];
 }
 
 #endif // TILE_TARGET_TARGET_TD

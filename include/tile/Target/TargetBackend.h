@@ -102,6 +102,34 @@ struct FeatureCondition {
   const char *WhenText;
 };
 
+/// A resource of a kernel launch that devices bound (ResourceKind records
+/// in Target.td).
+enum class ResourceKind : uint8_t {
+  ThreadsPerBlock,
+  SharedMemoryPerBlock,
+  SharedMemoryWithoutOptIn,
+  RegistersPerThread,
+  LocalMemoryPerThread,
+  StackArraysPerBlock,
+  GridDimX,
+  GridDimY,
+  GridDimZ,
+};
+
+/// One declared limit: \p Value for targets where \p When holds (always
+/// when null); the int attribute \p FromAttr overrides it when set.
+struct ResourceLimitInfo {
+  ResourceKind Kind;
+  int64_t Value;
+  AttrPredicateFn When;
+  /// The condition as text ("arch >= sm_90").
+  const char *WhenText;
+  /// Null when the value is fixed.
+  const char *FromAttr;
+  /// What to do about a kernel above the limit; may be empty.
+  const char *Hint;
+};
+
 /// A backend's ownership of one kind.
 struct BackendKindInfo {
   const TargetKindInfo *Kind;
@@ -114,6 +142,11 @@ struct BackendKindInfo {
   llvm::ArrayRef<FeatureCondition> features() const {
     return {Features, NumFeatures};
   }
+  /// Resource limits in declared order; the first of a kind that holds
+  /// applies.
+  const ResourceLimitInfo *Limits;
+  unsigned NumLimits;
+  llvm::ArrayRef<ResourceLimitInfo> limits() const { return {Limits, NumLimits}; }
 };
 
 /// A dialect a backend's pipeline lowers.

@@ -53,6 +53,9 @@ struct LLCOptions {
   /// `BM=64`: values of tunable parameters (the others keep their
   /// defaults).
   std::vector<std::string> Params;
+  /// After the pipeline, print each kernel's use of the target's resource
+  /// limits (then check them).
+  bool PrintResourceUsage = false;
 };
 
 /// Runs tile-llc. Results go to \p Out, diagnostics to \p Err. Returns the

@@ -48,4 +48,14 @@ def CPUBackend : TargetBackend<"CPU"> {
                  DeviceOutput<FormatC, SourceOnly>];
   let ExecutionBackends = [OrcExec];
   let HostCapable = 1;
+  // A block runs as one task of a thread pool, its shared buffers,
+  // fragments and locals as arrays on the worker thread's stack (8 MiB by
+  // default); thread counts as the GPU targets allow them.
+  let Limits = [
+    ResourceLimit<ThreadsPerBlock, 1024>,
+    ResourceLimit<StackArraysPerBlock, 4194304, AttrAlways,
+                  "on the CPU a block's shared buffers and fragments are " #
+                  "arrays on the stack of the thread that runs it: use " #
+                  "smaller tiles">,
+  ];
 }

@@ -39,6 +39,27 @@ defvar CudaCommonFeatures = [
   FeatureWhen<FeatureFP8, AttrAtLeast<"arch", "sm_89">>,
 ];
 
+// Per architecture (CUDA C Programming Guide, "Compute Capabilities"):
+// shared memory per block with the opt-in the cuda execution backend makes
+// (cuFuncSetAttribute) is 163 KiB on sm_80, 99 KiB on sm_86 and sm_89 and
+// 227 KiB on sm_90; 48 KiB without it everywhere.
+defvar CudaCommonLimits = [
+  ResourceLimit<ThreadsPerBlock, 1024>,
+  ResourceLimit<SharedMemoryWithoutOptIn, 49152>,
+  ResourceLimit<RegistersPerThread, 255>,
+  ResourceLimit<LocalMemoryPerThread, 524288, AttrAlways,
+                "fragments are spread over the block's threads: use smaller " #
+                "fragments or more threads">,
+  ResourceLimit<GridDimX, 2147483647>,
+  ResourceLimit<GridDimY, 65535>,
+  ResourceLimit<GridDimZ, 65535>,
+];
+defvar CudaLimits = !listconcat([
+  ResourceLimit<SharedMemoryPerBlock, 232448, AttrAtLeast<"arch", "sm_90">>,
+  ResourceLimit<SharedMemoryPerBlock, 101376, AttrIn<"arch", ["sm_86", "sm_89"]>>,
+  ResourceLimit<SharedMemoryPerBlock, 166912>,
+], CudaCommonLimits);
+
 def CUDABackend : TargetBackend<"CUDA"> {
   let Summary = "NVIDIA GPUs before sm_90a: mma.sync tensor cores, cp.async pipelines";
   let Kinds = [CudaKind];
@@ -54,6 +75,7 @@ def CUDABackend : TargetBackend<"CUDA"> {
   let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,
                  DeviceOutput<FormatCubin, Compiled>];
   let ExecutionBackends = [CudaExec];
+  let Limits = CudaLimits;
 }
 
 def : OpNeedsFeatures<CUDAWgmmaOp, [FeatureWGMMA]>;

@@ -241,7 +241,9 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
   Artifact.DeviceFmt = DeviceFormat::PTX;
   Phases.done("llvm-codegen");
   // Compiled mode when ptxas is here; otherwise the driver JITs the PTX.
-  if (std::optional<std::string> Ptxas = findPtxas()) {
+  std::optional<std::string> Ptxas =
+      Ctx.runsToolchain() ? findPtxas() : std::nullopt;
+  if (Ptxas) {
     if (llvm::Error E = assemble(*Ptxas, Arch, Artifact))
       return E;
     Phases.done("ptxas");

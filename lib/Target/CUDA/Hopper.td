@@ -28,4 +28,6 @@ def HopperBackend : TargetBackend<"Hopper"> {
   let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,
                  DeviceOutput<FormatCubin, Compiled>];
   let ExecutionBackends = [CudaExec];
+  let Limits = !listconcat([ResourceLimit<SharedMemoryPerBlock, 232448>],
+                           CudaCommonLimits);
 }

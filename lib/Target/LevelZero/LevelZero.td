@@ -21,4 +21,12 @@ def LevelZeroBackend : TargetBackend<"LevelZero"> {
   let Outputs = [DeviceOutput<FormatLLVMIR, SourceOnly>,
                  DeviceOutput<FormatSPIRV, Compiled>];
   let ExecutionBackends = [LevelZeroExec];
+  // Defaults for current Intel GPUs (zeDeviceGetComputeProperties:
+  // maxTotalGroupSize 1024; maxSharedLocalMemory 128 KiB on Data Center GPU
+  // Max, 64 KiB on many others, which the level-zero executor checks
+  // against the device at load).
+  let Limits = [
+    ResourceLimit<ThreadsPerBlock, 1024>,
+    ResourceLimit<SharedMemoryPerBlock, 131072>,
+  ];
 }

@@ -27,8 +27,6 @@ public:
 
   std::string checkDType(DType T, DTypeUse U) const override;
   std::string getTypeName(DType T) const override;
-  int64_t getMaxSharedBytes() const override { return MaxShared; }
-  int64_t getMaxThreads() const override { return MaxThreads; }
   bool isReserved(llvm::StringRef Name) const override;
 
   std::string getIntLiteral(int64_t V, DType T) const override;
@@ -69,7 +67,6 @@ public:
 private:
   std::string Description;
   /// Apple GPUs: 32 KiB of threadgroup memory, 1024 threads.
-  int64_t MaxShared = 32768, MaxThreads = 1024;
 };
 
 } // namespace tile

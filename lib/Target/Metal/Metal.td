@@ -28,6 +28,13 @@ def MetalBackend : TargetBackend<"Metal"> {
   let Outputs = [DeviceOutput<FormatMSL, SourceOnly>,
                  DeviceOutput<FormatMetallib, Compiled>];
   let ExecutionBackends = [MetalExec];
+  // Apple GPUs: 32 KiB of threadgroup memory, 1024 threads per threadgroup.
+  let Limits = [
+    ResourceLimit<ThreadsPerBlock, 1024>,
+    ResourceLimit<SharedMemoryPerBlock, 32768, AttrAlways,
+                  "fragments live in shared memory on this target; use " #
+                  "smaller tiles or a target with more">,
+  ];
 }
 
 def : OpNeedsFeatures<MetalSimdgroupMmaOp, [FeatureSimdgroupMatrix]>;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/IR/DiagnosticError.h"
 #include "MSLTarget.h"
 #include "tile/Target/BackendContext.h"
 
@@ -15,15 +16,14 @@ namespace tile {
 
 llvm::Error generateMetalDeviceCode(const BackendContext &Ctx, const Module &M,
                                      KernelArtifact &Artifact) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
+  DiagnosticCollector DC(M.getContext().getSourceMgr());
+  DiagnosticEngine &Diag = DC.getEngine();
   MSLTarget T(&Ctx);
   if (llvm::Error E = emitSourceKernels(M, T, Diag, Artifact)) {
-    if (Text.empty())
+    if (!DC.hadError())
       return E;
     llvm::consumeError(std::move(E));
-    return llvm::createStringError(Text);
+    return DC.takeError(ErrorCategory::Unsupported, "code generation failed");
   }
   Artifact.DeviceFmt = DeviceFormat::MSL;
   return llvm::Error::success();

@@ -19,6 +19,10 @@ def HipKind : TargetKind<"hip"> {
 def FeatureMFMA : TargetFeature<"mfma", "matrix-core multiply-accumulate (v_mfma)">;
 def FeatureXF32 : TargetFeature<"xf32", "xf32 MFMA inputs (gfx942 only)", [FeatureMFMA]>;
 
+defvar ROCmLDSHint = "on the ROCm backend fragments live in LDS unless they are " #
+    "MFMA accumulators (register layouts for other fragments are not " #
+    "implemented yet): use smaller tiles";
+
 def ROCmBackend : TargetBackend<"ROCm"> {
   let Summary = "AMD Instinct GPUs: MFMA matrix cores, HSA code objects";
   let Kinds = [HipKind];
@@ -36,6 +40,15 @@ def ROCmBackend : TargetBackend<"ROCm"> {
   let Outputs = [DeviceOutput<FormatLLVMIR, SourceOnly>,
                  DeviceOutput<FormatHSACO, Compiled>];
   let ExecutionBackends = [HsaExec];
+  // LDS per workgroup: 64 KiB on CDNA2 and CDNA3, 160 KiB on gfx950 (CDNA3
+  // ISA and CDNA4 ISA guides); 512 VGPRs (arch and accumulation) per lane.
+  let Limits = [
+    ResourceLimit<ThreadsPerBlock, 1024>,
+    ResourceLimit<SharedMemoryPerBlock, 163840, AttrIn<"mcpu", ["gfx950"]>, ROCmLDSHint>,
+    ResourceLimit<SharedMemoryPerBlock, 65536, AttrAlways,
+                  ROCmLDSHint # ", or -mcpu=gfx950">,
+    ResourceLimit<RegistersPerThread, 512>,
+  ];
 }
 
 def : OpNeedsFeatures<ROCmMfmaOp, [FeatureMFMA]>;

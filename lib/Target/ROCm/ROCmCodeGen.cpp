@@ -40,11 +40,6 @@ void LLVMInitializeAMDGPUAsmPrinter();
 namespace tile {
 namespace {
 
-/// LDS a workgroup may allocate, per processor.
-int64_t getLDSLimit(llvm::StringRef MCPU) {
-  return MCPU == "gfx950" ? 160 * 1024 : 64 * 1024;
-}
-
 class AMDGPUDeviceTarget : public LLVMDeviceTarget {
 public:
   /// Each kernel's LDS: one static array that shared buffers are slices of.
@@ -173,30 +168,6 @@ llvm::Expected<std::string> link(llvm::StringRef Linker, llvm::StringRef Object)
   return std::move(*Run->Output);
 }
 
-/// A located error at each kernel whose LDS exceeds what \p MCPU has.
-llvm::Error checkLDS(const Module &M, const AMDGPUDeviceTarget &T,
-                     const KernelArtifact &A, llvm::StringRef MCPU) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
-  int64_t Limit = getLDSLimit(MCPU);
-  for (const StaticSharedArrays::KernelArray &L : T.LDS.getKernels()) {
-    int64_t Bytes = getKernelSharedBytes(A, L.Fn->getName());
-    if (Bytes <= Limit)
-      continue;
-    Diag.error(L.Kernel->getLoc(),
-               "kernel needs " + llvm::Twine(Bytes) + " bytes of LDS, more than "
-               "the " + llvm::Twine(Limit) + " a workgroup has on " + MCPU +
-               "; on the ROCm backend fragments that other work-items read "
-               "or that per-lane MFMA code uses live in LDS "
-               "(-pass-remarks-missed=tile-lower-to-simt says which): use "
-               "smaller tiles, or -mcpu=gfx950");
-  }
-  if (Diag.hadError())
-    return llvm::createStringError(Text);
-  return llvm::Error::success();
-}
-
 } // namespace
 
 llvm::Error generateROCmDeviceCode(const BackendContext &Ctx, const Module &M,
@@ -220,8 +191,6 @@ llvm::Error generateROCmDeviceCode(const BackendContext &Ctx, const Module &M,
   AMDGPUDeviceTarget T;
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
-  if (llvm::Error E = checkLDS(M, T, Artifact, MCPU))
-    return E;
   T.LDS.finish(Artifact);
   optimizeModule(LM, **TM);
   Artifact.Notes["device-llvm"] = printLLVMModule(LM);
@@ -234,10 +203,14 @@ llvm::Error generateROCmDeviceCode(const BackendContext &Ctx, const Module &M,
   Artifact.DeviceSource = std::move(*Asm);
   Artifact.Notes["device-asm"] = Artifact.DeviceSource;
   Artifact.DeviceFmt = DeviceFormat::HSACO;
-  std::optional<std::string> Linker = findLinker();
+  std::optional<std::string> Linker =
+      Ctx.runsToolchain() ? findLinker() : std::nullopt;
   if (!Linker) {
     // Source-only: the assembly, and no code object to load.
-    Artifact.Notes["hsaco"] = "not linked: ld.lld-22 was not found (set TILE_LD_LLD)";
+    Artifact.Notes["hsaco"] =
+        Ctx.runsToolchain()
+            ? "not linked: ld.lld-22 was not found (set TILE_LD_LLD)"
+            : "not linked: the external toolchain was turned off";
     return llvm::Error::success();
   }
   auto Obj = emitMachineCode(LM, **TM, EmitKind::Object);

@@ -28,24 +28,11 @@
 
 using namespace tile;
 
-static int64_t getIntAttr(const BackendContext *Ctx, llvm::StringRef Name,
-                          int64_t Default) {
-  if (!Ctx)
-    return Default;
-  int64_t V;
-  std::optional<llvm::StringRef> S = Ctx->getTarget().getAttr(Name);
-  if (!S || S->getAsInteger(10, V))
-    return Default;
-  return V;
-}
-
 WGSLTarget::WGSLTarget(const BackendContext *Ctx)
     : Description(Ctx ? "'" + Ctx->getTarget().str() + "' (backend " +
                             Ctx->getBackend().Name + ")"
                       : "'webgpu' (backend WebGPU)"),
-      F16(Ctx && Ctx->hasFeature("shader_f16")),
-      MaxShared(getIntAttr(Ctx, "max_workgroup_storage", 16384)),
-      MaxThreads(getIntAttr(Ctx, "max_workgroup_size", 256)) {}
+      F16(Ctx && Ctx->hasFeature("shader_f16")) {}
 
 std::string WGSLTarget::checkDType(DType T, DTypeUse U) const {
   switch (T) {

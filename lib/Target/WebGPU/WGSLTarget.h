@@ -36,8 +36,6 @@ public:
   std::string checkDType(DType T, DTypeUse U) const override;
   std::string getTypeName(DType T) const override;
   unsigned getStorageBytes(DType T) const override;
-  int64_t getMaxSharedBytes() const override { return MaxShared; }
-  int64_t getMaxThreads() const override { return MaxThreads; }
   bool isReserved(llvm::StringRef Name) const override;
 
   std::string getIntLiteral(int64_t V, DType T) const override;
@@ -104,7 +102,6 @@ private:
 
   std::string Description;
   bool F16 = false;
-  int64_t MaxShared = 16384, MaxThreads = 256;
   /// What the printed code used, for the prologue (printed last).
   mutable bool UsedF16 = false;
   mutable bool UsedInf[2] = {false, false};

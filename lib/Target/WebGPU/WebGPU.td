@@ -31,4 +31,15 @@ def WebGPUBackend : TargetBackend<"WebGPU"> {
   let DeviceCodeGen = "generateWebGPUDeviceCode";
   let Outputs = [DeviceOutput<FormatWGSL, SourceOnly>];
   let ExecutionBackends = [WebGPUExec];
+  // WebGPU's default limits; the target attributes raise or lower the first
+  // two for a known adapter.
+  let Limits = [
+    ResourceLimitFromAttr<ThreadsPerBlock, "max_workgroup_size", 256>,
+    ResourceLimitFromAttr<SharedMemoryPerBlock, "max_workgroup_storage", 16384,
+                          "fragments live in shared memory on this target; " #
+                          "use smaller tiles or a target with more">,
+    ResourceLimit<GridDimX, 65535>,
+    ResourceLimit<GridDimY, 65535>,
+    ResourceLimit<GridDimZ, 65535>,
+  ];
 }

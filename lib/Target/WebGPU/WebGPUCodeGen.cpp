@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/IR/DiagnosticError.h"
 #include "WGSLTarget.h"
 #include "tile/Target/BackendContext.h"
 
@@ -13,15 +14,14 @@ namespace tile {
 
 llvm::Error generateWebGPUDeviceCode(const BackendContext &Ctx, const Module &M,
                                      KernelArtifact &Artifact) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  DiagnosticEngine Diag(M.getContext().getSourceMgr(), &OS);
+  DiagnosticCollector DC(M.getContext().getSourceMgr());
+  DiagnosticEngine &Diag = DC.getEngine();
   WGSLTarget T(&Ctx);
   if (llvm::Error E = emitSourceKernels(M, T, Diag, Artifact)) {
-    if (Text.empty())
+    if (!DC.hadError())
       return E;
     llvm::consumeError(std::move(E));
-    return llvm::createStringError(Text);
+    return DC.takeError(ErrorCategory::Unsupported, "code generation failed");
   }
   Artifact.DeviceFmt = DeviceFormat::WGSL;
   return llvm::Error::success();

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SIMTEmulator.h"
+#include "tile/IR/DiagnosticError.h"
 #include "tile/IR/Printer.h"
 #include "tile/IR/Walk.h"
 #include "tile/Target/BackendContext.h"
@@ -181,8 +182,10 @@ std::string SIMTEmulator::where(SMLoc Loc) const {
 }
 
 llvm::Error SIMTEmulator::makeError(SMLoc Loc, const Twine &Msg) const {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 render(Loc.isValid() ? Loc : EnclosingLoc, Msg));
+  SMLoc At = Loc.isValid() ? Loc : EnclosingLoc;
+  return llvm::make_error<DiagnosticError>(
+      ErrorCategory::Runtime,
+      std::vector<Diagnostic>{{Severity::Error, At, Msg.str()}}, render(At, Msg));
 }
 
 void SIMTEmulator::fail(SMLoc Loc, const Twine &Msg, int64_t Lane) {
@@ -1431,7 +1434,8 @@ llvm::Error SIMTEmulator::run(llvm::ArrayRef<ArgValue> Args) {
   Host.Stack.push_back(std::move(Top));
   runGroup(Host);
   if (Failed)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), FailMsg);
+    return llvm::make_error<DiagnosticError>(ErrorCategory::Runtime,
+                                             std::vector<Diagnostic>(), FailMsg);
   return llvm::Error::success();
 }
 
