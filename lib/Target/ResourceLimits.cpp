@@ -119,7 +119,9 @@ std::optional<int64_t> KernelResourceUsage::get(ResourceKind K) const {
 
 KernelResourceUsage tile::measureKernelResources(const KernelStmt &K,
                                                  llvm::StringRef FunctionName,
-                                                 unsigned Index) {
+                                                 unsigned Index,
+                                                 const BackendContext *Ctx) {
+  StorageBytesFn Storage = Ctx ? Ctx->getBackend().StorageBytes : nullptr;
   KernelResourceUsage U;
   U.Loc = K.getLoc();
   U.Name = ("@" + FunctionName + ", kernel " + llvm::Twine(Index)).str();
@@ -141,7 +143,8 @@ KernelResourceUsage tile::measureKernelResources(const KernelStmt &K,
       return;
     std::optional<int64_t> Elems =
         Scope == MemScope::Var ? std::optional<int64_t>(1) : getConstElements(B);
-    int64_t Bytes = Elems ? saturatingMul(*Elems, getDTypeBytes(B.getDType())) : 0;
+    int64_t Bytes = Elems ? saturatingMul(*Elems, Storage ? Storage(*Ctx, B.getDType())
+                                                 : getDTypeBytes(B.getDType())) : 0;
     BlockKnown &= Elems.has_value();
     BlockBytes = saturatingAdd(BlockBytes, Bytes);
     if (Scope == MemScope::Fragment)
@@ -171,13 +174,14 @@ KernelResourceUsage tile::measureKernelResources(const KernelStmt &K,
   return U;
 }
 
-std::vector<KernelResourceUsage> tile::measureModuleResources(const Module &M) {
+std::vector<KernelResourceUsage>
+tile::measureModuleResources(const Module &M, const BackendContext *Ctx) {
   std::vector<KernelResourceUsage> Out;
   for (const auto &F : M.getFunctions()) {
     unsigned Index = 0;
     walkStmts(F->getBody(), [&](const Stmt &S) {
       if (const auto *K = llvm::dyn_cast<KernelStmt>(&S))
-        Out.push_back(measureKernelResources(*K, F->getName(), Index++));
+        Out.push_back(measureKernelResources(*K, F->getName(), Index++, Ctx));
     });
   }
   return Out;
@@ -251,7 +255,7 @@ static std::string describeExceeded(const BackendContext &Ctx,
 bool tile::checkResourceLimits(const BackendContext &Ctx, const Module &M,
                                DiagnosticEngine &Diag) {
   bool OK = true;
-  for (const KernelResourceUsage &U : measureModuleResources(M))
+  for (const KernelResourceUsage &U : measureModuleResources(M, &Ctx))
     for (const ExceededLimit &E : getExceededLimits(Ctx, U)) {
       Diag.error(U.Loc, describeExceeded(Ctx, U, E));
       OK = false;

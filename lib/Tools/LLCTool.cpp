@@ -112,7 +112,7 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
       return 1;
     if (llvm::Error E = Ctx->getBackend().Pipeline(*Ctx, *M))
       return reportToolError(std::move(E), "tile-llc", Err);
-    printResourceUsage(*Ctx, measureModuleResources(*M), Out);
+    printResourceUsage(*Ctx, measureModuleResources(*M, &*Ctx), Out);
     return checkResourceLimits(*Ctx, *M, Diag) ? 0 : 1;
   }
   if (Opts.Emit == "tile") {

@@ -273,6 +273,7 @@ struct BackendDesc {
   std::vector<const Record *> Dialects;
   std::string Pipeline, PassPipeline, RegisterPasses, DeviceCodeGen, HostCodeGen;
   std::string Emulator;
+  std::string StorageBytes;
   std::vector<std::pair<const Record *, std::string>> Outputs; // format, mode
   std::vector<ExecCompat> Exec;
   bool HostCapable = false;
@@ -713,6 +714,7 @@ void TargetBackendEmitter::collectBackends() {
     B.DeviceCodeGen = EntryPoint("DeviceCodeGen", true);
     B.HostCodeGen = EntryPoint("HostCodeGen", false);
     B.Emulator = EntryPoint("Emulator", false);
+    B.StorageBytes = EntryPoint("StorageBytes", false);
     B.HostCapable = R->getValueAsBit("HostCapable");
 
     for (const Record *O : R->getValueAsListOfDefs("Outputs")) {
@@ -987,6 +989,12 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
     OS << "void " << F << "(const BackendContext &, PassManager &);\n";
   for (const std::string &F : PassRegistrations)
     OS << "void " << F << "(PassRegistry &);\n";
+  std::set<std::string> StorageFns;
+  for (const BackendDesc &B : Backends)
+    if (!B.StorageBytes.empty())
+      StorageFns.insert(B.StorageBytes);
+  for (const std::string &F : StorageFns)
+    OS << "unsigned " << F << "(const BackendContext &, DType);\n";
   for (const std::string &F : CodeGens)
     OS << "llvm::Error " << F
        << "(const BackendContext &, const Module &, KernelArtifact &);\n";
@@ -1182,7 +1190,8 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
        << Arr(!B.Outputs.empty(), "k" + B.Id + "Outputs", B.Outputs.size())
        << ",\n   " << Arr(!B.Exec.empty(), "k" + B.Id + "Exec", B.Exec.size())
        << ",\n   " << (B.HostCapable ? "true" : "false") << ",\n   "
-       << (B.Emulator.empty() ? "nullptr" : quote(B.Emulator)) << "},\n";
+       << (B.Emulator.empty() ? "nullptr" : quote(B.Emulator)) << ",\n   "
+       << (B.StorageBytes.empty() ? "nullptr" : B.StorageBytes) << "},\n";
   }
   OS << "};\n\n} // namespace\n\n";
 

@@ -74,12 +74,16 @@ struct KernelResourceUsage {
 };
 
 /// Measures \p K as it stands (exact after the backend's pipeline; an
-/// estimate before it, where fragments are not placed yet).
+/// estimate before it, where fragments are not placed yet). With \p Ctx,
+/// on-chip elements take the bytes its backend stores them in
+/// (TargetBackendInfo::StorageBytes); without, their dtype's size.
 KernelResourceUsage measureKernelResources(const KernelStmt &K,
                                            llvm::StringRef FunctionName,
-                                           unsigned Index);
+                                           unsigned Index,
+                                           const BackendContext *Ctx = nullptr);
 /// Every kernel of \p M, in order.
-std::vector<KernelResourceUsage> measureModuleResources(const Module &M);
+std::vector<KernelResourceUsage>
+measureModuleResources(const Module &M, const BackendContext *Ctx = nullptr);
 
 /// A checked limit a kernel exceeds.
 struct ExceededLimit {

@@ -278,6 +278,10 @@ class DeviceOutput<DeviceFormat format, OutputMode mode> {
 ///                  has none. Defined in the backend's emulator library
 ///                  (tile_add_target_emulator), registered apart by the
 ///                  generated registerAllTargetEmulators
+///   StorageBytes   unsigned F(const BackendContext &, DType): bytes an
+///                  element takes in on-chip memory where the backend
+///                  stores it wider than its dtype (f16 held as f32);
+///                  empty when every dtype is stored at its size
 class TargetBackend<string name> {
   string Name = name;
   string Summary = "";
@@ -301,6 +305,8 @@ class TargetBackend<string name> {
   bit HostCapable = 0;
   /// Emulator entry point (see above); empty for none.
   string Emulator = "";
+  /// StorageBytes entry point (see above); empty for dtype sizes.
+  string StorageBytes = "";
   /// The device's resource limits (see ResourceLimit).
   list<ResourceLimit> Limits = [];
 }

@@ -16,6 +16,7 @@
 #define TILE_TARGET_TARGETBACKEND_H
 
 #include "tile/Exec/ExecutionBackend.h"
+#include "tile/IR/DType.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -197,6 +198,10 @@ using EmulatorFn = llvm::Error (*)(const BackendContext &, const Function &F,
                                    llvm::ArrayRef<ArgValue>,
                                    const EmulatorOptions &);
 
+/// Bytes one element of \p T takes in the backend's on-chip memory (shared
+/// and per-thread arrays), where its storage differs from the dtype's size.
+using StorageBytesFn = unsigned (*)(const BackendContext &, DType T);
+
 /// A target backend, as declared in its .td.
 struct TargetBackendInfo {
   const char *Name;
@@ -233,6 +238,9 @@ struct TargetBackendInfo {
   /// registered apart (TargetRegistry::addEmulator), so that only the
   /// programs that emulate link it.
   const char *EmulatorName;
+  /// On-chip storage of an element where it differs from the dtype's size
+  /// (resource limits measure with it); null: the dtype's size.
+  StorageBytesFn StorageBytes;
 
   llvm::ArrayRef<BackendKindInfo> kinds() const { return {Kinds, NumKinds}; }
   llvm::ArrayRef<TargetFeatureInfo> featureTable() const {

@@ -88,6 +88,10 @@ unsigned WGSLTarget::getStorageBytes(DType T) const {
   return T == DType::I1 || isPacked(T) ? 4 : getDTypeBytes(T);
 }
 
+unsigned tile::getWebGPUStorageBytes(const BackendContext &Ctx, DType T) {
+  return WGSLTarget(&Ctx).getStorageBytes(T);
+}
+
 bool WGSLTarget::isReserved(llvm::StringRef Name) const {
   // Keywords, reserved words that plausibly clash with Tile names, and the
   // builtins and types the printed code uses.

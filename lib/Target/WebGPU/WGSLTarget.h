@@ -108,6 +108,10 @@ private:
   mutable unsigned UsedHelpers = 0;
 };
 
+/// The StorageBytes entry point of WebGPU.td: WGSLTarget::getStorageBytes
+/// for the target \p Ctx resolves.
+unsigned getWebGPUStorageBytes(const BackendContext &Ctx, DType T);
+
 } // namespace tile
 
 #endif // TILE_LIB_TARGET_WEBGPU_WGSLTARGET_H

@@ -29,6 +29,7 @@ def WebGPUBackend : TargetBackend<"WebGPU"> {
   let Pipeline = "runWebGPUPipeline";
   let PassPipeline = "buildWebGPUPipeline";
   let DeviceCodeGen = "generateWebGPUDeviceCode";
+  let StorageBytes = "getWebGPUStorageBytes";
   let Outputs = [DeviceOutput<FormatWGSL, SourceOnly>];
   let ExecutionBackends = [WebGPUExec];
   // WebGPU's default limits; the target attributes raise or lower the first
