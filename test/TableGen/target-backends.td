@@ -209,11 +209,13 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT:    kHostOutputs, 1,
 // CHECK-NEXT:    kHostExec, 1,
 // CHECK-NEXT:    true,
+// CHECK-NEXT:    nullptr,
 // CHECK-NEXT:    nullptr},
 // CHECK-NEXT:   {"NewGpu", "g3 and later",
 // CHECK:         kNewGpuExec, 2,
 // CHECK-NEXT:    false,
-// CHECK-NEXT:    "emulateNewGpu"},
+// CHECK-NEXT:    "emulateNewGpu",
+// CHECK-NEXT:    nullptr},
 // CHECK-NEXT:   {"OldGpu", "generations before g3",
 
 // CHECK:      llvm::Error registerAllTargetBackends(TargetRegistry &R) {
