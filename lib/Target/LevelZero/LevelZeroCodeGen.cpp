@@ -149,7 +149,14 @@ llvm::Error generateLevelZeroDeviceCode(const BackendContext &Ctx,
   auto Text = emitMachineCode(*Copy, **TM, EmitKind::Assembly);
   if (!Text)
     return Text.takeError();
-  auto Binary = emitMachineCode(LM, **TM, EmitKind::Object);
+  // A fresh target machine for the second emission: the SPIR-V subtarget's
+  // global registry keeps entries (keyed by the context's types) that point
+  // into the first emission's machine functions, freed by then; reusing it
+  // crashed intermittently in the pre-legalizer and the IRTranslator.
+  auto ObjTM = createTargetMachine("spirv64v1.0-unknown-unknown", "");
+  if (!ObjTM)
+    return ObjTM.takeError();
+  auto Binary = emitMachineCode(LM, **ObjTM, EmitKind::Object);
   if (!Binary)
     return Binary.takeError();
   if (llvm::Error E = Diags.takeError("SPIR-V code generation failed:"))
