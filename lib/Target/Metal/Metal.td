@@ -32,8 +32,9 @@ def MetalBackend : TargetBackend<"Metal"> {
   let Limits = [
     ResourceLimit<ThreadsPerBlock, 1024>,
     ResourceLimit<SharedMemoryPerBlock, 32768, AttrAlways,
-                  "fragments live in shared memory on this target; use " #
-                  "smaller tiles or a target with more">,
+                  "fragments that other threads read live in threadgroup " #
+                  "memory (-pass-remarks-missed=tile-lower-to-simt says " #
+                  "which); use smaller tiles or a target with more">,
   ];
 }
 

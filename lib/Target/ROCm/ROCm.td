@@ -19,9 +19,9 @@ def HipKind : TargetKind<"hip"> {
 def FeatureMFMA : TargetFeature<"mfma", "matrix-core multiply-accumulate (v_mfma)">;
 def FeatureXF32 : TargetFeature<"xf32", "xf32 MFMA inputs (gfx942 only)", [FeatureMFMA]>;
 
-defvar ROCmLDSHint = "on the ROCm backend fragments live in LDS unless they are " #
-    "MFMA accumulators (register layouts for other fragments are not " #
-    "implemented yet): use smaller tiles";
+defvar ROCmLDSHint = "on the ROCm backend fragments that other work-items " #
+    "read or that per-lane MFMA code uses live in LDS " #
+    "(-pass-remarks-missed=tile-lower-to-simt says which): use smaller tiles";
 
 def ROCmBackend : TargetBackend<"ROCm"> {
   let Summary = "AMD Instinct GPUs: MFMA matrix cores, HSA code objects";

@@ -37,8 +37,10 @@ def WebGPUBackend : TargetBackend<"WebGPU"> {
   let Limits = [
     ResourceLimitFromAttr<ThreadsPerBlock, "max_workgroup_size", 256>,
     ResourceLimitFromAttr<SharedMemoryPerBlock, "max_workgroup_storage", 16384,
-                          "fragments live in shared memory on this target; " #
-                          "use smaller tiles or a target with more">,
+                          "fragments that other invocations read live in " #
+                          "workgroup memory (-pass-remarks-missed=" #
+                          "tile-lower-to-simt says which); use smaller " #
+                          "tiles or a target with more">,
     ResourceLimit<GridDimX, 65535>,
     ResourceLimit<GridDimY, 65535>,
     ResourceLimit<GridDimZ, 65535>,
