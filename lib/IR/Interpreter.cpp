@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/IR/Interpreter.h"
+#include "tile/Support/Memory.h"
 #include "tile/IR/DiagnosticError.h"
 #include "tile/IR/Printer.h"
 #include "tile/IR/ScalarSemantics.h"
@@ -37,16 +38,6 @@ using llvm::dyn_cast;
 using llvm::isa;
 using llvm::SMLoc;
 using llvm::Twine;
-
-/// Bytes of physical memory, when the system says.
-static std::optional<uint64_t> getPhysicalMemory() {
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-  long Pages = sysconf(_SC_PHYS_PAGES), Size = sysconf(_SC_PAGESIZE);
-  if (Pages > 0 && Size > 0)
-    return uint64_t(Pages) * uint64_t(Size);
-#endif
-  return std::nullopt;
-}
 
 //===----------------------------------------------------------------------===//
 // TensorArg

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Jit.h"
+#include "tile/Support/Memory.h"
 #include "tile/Driver/LaunchCheck.h"
 #include "tile/IR/DiagnosticError.h"
 #include "tile/IR/Parser.h"
@@ -55,16 +56,6 @@ std::string Jit::listParams(bool Tensors) const {
     if (P->isBuffer() == Tensors)
       S += (S.empty() ? "" : ", ") + P->getName().str();
   return S.empty() ? "none" : S;
-}
-
-/// Bytes of physical memory, where the system says.
-static std::optional<uint64_t> getPhysicalMemory() {
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-  long Pages = sysconf(_SC_PHYS_PAGES), Size = sysconf(_SC_PAGESIZE);
-  if (Pages > 0 && Size > 0)
-    return uint64_t(Pages) * uint64_t(Size);
-#endif
-  return std::nullopt;
 }
 
 /// \p V as a value of integer dtype \p Ty (decimal, or 0x hexadecimal;
