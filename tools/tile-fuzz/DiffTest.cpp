@@ -18,6 +18,7 @@
 #include "KernelGenerator.h"
 #include "tile/Tools/JitTool.h"
 #include "tile/Target/AllTargets.h"
+#include "tile/Target/AllEmulators.h"
 #include "tile/Target/TargetRegistry.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
@@ -66,7 +67,9 @@ int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "Tile differential tester\n");
   tile::TargetRegistry Registry;
-  if (Error E = tile::registerAllTargetBackends(Registry)) {
+  // The backends, and the emulators the CUDA configurations run in.
+  if (Error E = joinErrors(tile::registerAllTargetBackends(Registry),
+                           tile::registerAllTargetEmulators(Registry))) {
     errs() << toString(std::move(E)) << "\n";
     return 1;
   }
