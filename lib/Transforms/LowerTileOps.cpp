@@ -51,8 +51,9 @@ Access makeAccess(const Region &R, const Region *Other) {
 class Lowering {
 public:
   Lowering(Function &F, const OpRegistry &Ops, RemarkEmitter Remarks,
-           bool SkipGemm, bool Split)
-      : Names(F), Ops(Ops), Remarks(Remarks), SkipGemm(SkipGemm), Split(Split) {
+           bool SkipGemm, bool Split, bool ParallelC)
+      : Names(F), Ops(Ops), Remarks(Remarks), SkipGemm(SkipGemm), Split(Split),
+        ParallelC(ParallelC) {
     // Loop variables of loops starting at a known non-negative bound are
     // non-negative: their offsets need no lower-bound check.
     walkStmts(F.getBody(), [&](const Stmt &S) {
@@ -371,7 +372,7 @@ private:
       for (StmtPtr &S : Z)
         Out.push_back(std::move(S));
     }
-    if (!TB) {
+    if (!TB && !ParallelC) {
       // for i { for k { for j in parallel { C[i, j] += A[i, k] * B[k, j] } } }
       Value *I, *Kv;
       auto IVar = loopVar("i"), KVar = loopVar("k");
@@ -392,7 +393,7 @@ private:
                                                          std::move(Inner)))));
       return Out;
     }
-    // B transposed: for i, j in parallel { acc = C[i, j]; for k { acc += ... } }
+    // B transposed (or gemm-parallel-c): for i, j in parallel { acc = C[i, j]; for k { acc += ... } }
     Stmts Nest = parallelNest({M, Nn}, [&](llvm::ArrayRef<Value *> V) {
       Stmts S;
       BufferValue *AccVar;
@@ -591,7 +592,7 @@ private:
   NameGenerator Names;
   const OpRegistry &Ops;
   RemarkEmitter Remarks;
-  bool SkipGemm, Split;
+  bool SkipGemm, Split, ParallelC;
   llvm::DenseSet<const Value *> NonNeg;
 };
 
@@ -603,7 +604,8 @@ public:
     for (const auto &F : M.getFunctions()) {
       Lowering L(*F, M.getContext().getOpRegistry(), getRemarks(M),
                  getBoolOption("skip-gemm"),
-                 getBoolOption("split-full-tiles"));
+                 getBoolOption("split-full-tiles"),
+                 getBoolOption("gemm-parallel-c"));
       L.lowerBlock(F->getBodyMutable());
     }
     return true;

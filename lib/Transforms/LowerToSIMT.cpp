@@ -12,6 +12,14 @@
 //  - the other fragments live in shared memory, so that any thread may
 //    read what another wrote (layout-inferring backends keep them in
 //    registers instead and do not run this pass on them);
+//  - with shared-memory-limit, while the block's shared buffers exceed it,
+//    the largest shared tile that one statement fills as a function of its
+//    indices, of values and of tensors the kernel never writes (a copy
+//    from global memory: one parallel loop, or a full-tile test choosing
+//    between two) and that is read only after that statement in the same
+//    block is not staged: each read becomes the function at the read's
+//    indices (a load from global memory, guarded as the copy was), and a
+//    missed remark says so;
 //  - a block-level store or element atomic, which the language runs once,
 //    is done by thread 0; stores to vars and local arrays, which every
 //    thread has its own of, are done by every thread;
@@ -23,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/IR/Printer.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/FragmentOwnership.h"
@@ -43,14 +52,17 @@ class SIMTLowering {
 public:
   SIMTLowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
                bool FragmentsInShared, bool PrivateFragments,
-               const RemarkEmitter &Remarks)
+               int64_t SharedLimit, bool Wide16, const RemarkEmitter &Remarks)
       : Names(F), K(K), Ops(Ops), FragmentsInShared(FragmentsInShared),
-        PrivateFragments(PrivateFragments), Remarks(Remarks),
+        PrivateFragments(PrivateFragments), SharedLimit(SharedLimit),
+        Wide16(Wide16), Remarks(Remarks),
         Threads(*K.getThreads()->getConstInt()) {}
 
   void run() {
     if (PrivateFragments)
       makeFragmentsPrivate();
+    if (SharedLimit > 0)
+      readTilesFromGlobal();
     if (!K.getThreadIndex())
       K.setThreadIndex(std::make_unique<Value>(
           Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
@@ -113,6 +125,294 @@ private:
                                       (Slots == 1 ? " element" : " elements") +
                                       " a thread");
     }
+  }
+
+  //===--- Shared tiles read from global memory ---------------------------===//
+
+  /// A statement that fills a shared tile: the tile, and the value of its
+  /// element at the loop variables Vars.
+  struct Fill {
+    BufferValue *Tile = nullptr;
+    std::vector<const Value *> Vars;
+    ExprPtr Elem;
+    Stmt *S = nullptr;
+    Block *In = nullptr;
+    size_t Pos = 0;
+  };
+
+  /// The value \p Body stores to \p T at \p Vars: one store, or an if
+  /// with an else whose branches each give one.
+  static ExprPtr storedValue(const Block &Body, const BufferValue *T,
+                             llvm::ArrayRef<const Value *> Vars) {
+    if (Body.Stmts.size() != 1)
+      return nullptr;
+    const Stmt &S = *Body.Stmts[0];
+    if (const auto *St = dyn_cast<StoreStmt>(&S)) {
+      if (St->getBuffer() != T || St->getIndices().size() != Vars.size())
+        return nullptr;
+      for (auto [I, E] : llvm::enumerate(St->getIndices())) {
+        const auto *R = dyn_cast<RefExpr>(E.get());
+        if (!R || R->getValue() != Vars[I])
+          return nullptr;
+      }
+      return ex::castTo(St->getValue()->clone(), T->getDType());
+    }
+    const auto *If = dyn_cast<IfStmt>(&S);
+    if (!If || !If->hasElse())
+      return nullptr;
+    ExprPtr A = storedValue(If->getThen(), T, Vars),
+            B = storedValue(If->getElse(), T, Vars);
+    if (!A || !B)
+      return nullptr;
+    std::vector<ExprPtr> Args;
+    Args.push_back(If->getCond()->clone());
+    Args.push_back(std::move(A));
+    Args.push_back(std::move(B));
+    return ex::call(Intrinsic::Select, std::move(Args));
+  }
+
+  /// \p E with the values \p Vars replaced by \p Idx.
+  static ExprPtr substitute(const Expr &E, llvm::ArrayRef<const Value *> Vars,
+                            llvm::ArrayRef<ExprPtr> Idx) {
+    ExprPtr Out = E.clone();
+    rewriteExpr(Out, [&](ExprPtr X) {
+      if (const auto *R = dyn_cast<RefExpr>(X.get()))
+        for (auto [I, V] : llvm::enumerate(Vars))
+          if (R->getValue() == V)
+            return Idx[I]->clone();
+      return X;
+    });
+    return Out;
+  }
+
+  /// The fill \p S is, if it is one: a parallel loop over a whole shared
+  /// tile storing at its variables, or `if c { L1 } else { L2 }` of two.
+  static std::optional<Fill> matchFill(Stmt &S) {
+    if (auto *F = dyn_cast<ForStmt>(&S)) {
+      if (F->getLoopKind() != LoopKind::Parallel || F->getBody().Stmts.size() != 1)
+        return std::nullopt;
+      // The tile is what the innermost store writes.
+      const Stmt *X = F->getBody().Stmts[0].get();
+      while (const auto *I = dyn_cast<IfStmt>(X))
+        X = I->getThen().Stmts.empty() ? nullptr : I->getThen().Stmts[0].get();
+      const auto *St = llvm::dyn_cast_or_null<StoreStmt>(X);
+      if (!St || St->getBuffer()->getScope() != MemScope::Shared)
+        return std::nullopt;
+      BufferValue *T = St->getBuffer();
+      std::optional<std::vector<int64_t>> Shape = T->getConstShape();
+      if (!Shape || Shape->size() != F->getDims().size())
+        return std::nullopt;
+      Fill Out;
+      Out.Tile = T;
+      for (auto [I, D] : llvm::enumerate(F->getDims())) {
+        std::optional<int64_t> Hi = D.Hi->getConstInt();
+        if ((D.Lo && !ex::isConst(*D.Lo, 0)) || !Hi || *Hi != (*Shape)[I])
+          return std::nullopt;
+        Out.Vars.push_back(D.Var.get());
+      }
+      Out.Elem = storedValue(F->getBody(), T, Out.Vars);
+      if (!Out.Elem)
+        return std::nullopt;
+      Out.S = &S;
+      return Out;
+    }
+    auto *If = dyn_cast<IfStmt>(&S);
+    if (!If || !If->hasElse() || If->getThen().Stmts.size() != 1 ||
+        If->getElse().Stmts.size() != 1)
+      return std::nullopt;
+    std::optional<Fill> A = matchFill(*If->getThenMutable().Stmts[0]),
+                        B = matchFill(*If->getElseMutable().Stmts[0]);
+    if (!A || !B || A->Tile != B->Tile)
+      return std::nullopt;
+    std::vector<ExprPtr> Refs;
+    for (const Value *V : A->Vars)
+      Refs.push_back(ex::ref(const_cast<Value *>(V)));
+    ExprPtr VB = substitute(*B->Elem, B->Vars, Refs);
+    std::vector<ExprPtr> Args;
+    // The full-tile test's form: if c { T = X } else { T = select(g, X, Z) }
+    // is select(c || g, X, Z), one read of X.
+    const auto *Sel = dyn_cast<CallExpr>(VB.get());
+    if (Sel && Sel->getIntrinsic() == Intrinsic::Select &&
+        toString(*Sel->getArgs()[1]) == toString(*A->Elem)) {
+      Args.push_back(ex::binary(BinaryOp::LogicalOr, If->getCond()->clone(),
+                                Sel->getArgs()[0]->clone()));
+      Args.push_back(std::move(A->Elem));
+      Args.push_back(Sel->getArgs()[2]->clone());
+    } else {
+      Args.push_back(If->getCond()->clone());
+      Args.push_back(std::move(A->Elem));
+      Args.push_back(std::move(VB));
+    }
+    A->Elem = ex::call(Intrinsic::Select, std::move(Args));
+    A->S = &S;
+    return A;
+  }
+
+  /// Bytes \p B takes in shared memory.
+  int64_t sharedBytes(const BufferValue &B) const {
+    int64_t N = 1;
+    for (int64_t E : B.getConstShape().value_or(std::vector<int64_t>{0}))
+      N *= E;
+    DType T = B.getDType();
+    return N * (Wide16 && (T == DType::F16 || T == DType::BF16) ? 4 : getDTypeBytes(T));
+  }
+
+  void collectFills(Block &B, std::vector<Fill> &Out) {
+    for (size_t I = 0; I != B.Stmts.size(); ++I) {
+      if (std::optional<Fill> F = matchFill(*B.Stmts[I])) {
+        F->In = &B;
+        F->Pos = I;
+        Out.push_back(std::move(*F));
+        continue;
+      }
+      for (Block *N : getNestedBlocks(*B.Stmts[I]))
+        collectFills(*N, Out);
+    }
+  }
+
+  /// Loads of \p T in \p S and everything nested, and whether anything
+  /// there writes it or names it otherwise.
+  static void countUses(Stmt &S, const BufferValue *T, int64_t &Loads,
+                        int64_t &Writes, bool &Other) {
+    auto Visit = [&](Stmt &X) {
+      forEachExprSlot(X, [&](ExprPtr &E) {
+        std::function<void(const Expr &)> Scan = [&](const Expr &Y) {
+          if (const auto *L = dyn_cast<LoadExpr>(&Y); L && L->getBuffer() == T)
+            ++Loads;
+          if (const auto *R = dyn_cast<RefExpr>(&Y); R && R->getValue() == T)
+            Other = true;
+          forEachChild(Y, Scan);
+        };
+        Scan(*E);
+      });
+      if (auto *St = dyn_cast<StoreStmt>(&X); St && St->getBuffer() == T)
+        ++Writes;
+      if (auto *Op = dyn_cast<OpStmt>(&X))
+        for (const OpOperand &O : Op->getOperands())
+          if (O.Kind == OperandKind::Region && O.R.Buf == T)
+            Other = true;
+    };
+    Visit(S);
+    for (Block *N : getNestedBlocks(S))
+      walkStmts(*N, Visit);
+  }
+
+  /// Whether \p E reads only values and global tensors not in \p Written,
+  /// and not the thread index.
+  bool isPureOfGlobals(const Expr &E,
+                       const llvm::DenseSet<const Value *> &Written) const {
+    bool OK = true;
+    std::function<void(const Expr &)> Scan = [&](const Expr &Y) {
+      if (const auto *L = dyn_cast<LoadExpr>(&Y))
+        OK &= L->getBuffer()->getScope() == MemScope::Global &&
+              !Written.count(L->getBuffer());
+      if (const auto *R = dyn_cast<RefExpr>(&Y))
+        OK &= !isa<BufferValue>(R->getValue()) &&
+              R->getValue() != K.getThreadIndex();
+      forEachChild(Y, Scan);
+    };
+    Scan(E);
+    return OK;
+  }
+
+  void readTilesFromGlobal() {
+    int64_t Total = 0;
+    walkStmts(K.getBody(), [&](const Stmt &S) {
+      const auto *A = dyn_cast<AllocStmt>(&S);
+      if (!A)
+        return;
+      const BufferValue *B = A->getBuffer();
+      if (B->getScope() == MemScope::Shared ||
+          (B->getScope() == MemScope::Fragment && FragmentsInShared))
+        Total += sharedBytes(*B);
+    });
+    if (Total <= SharedLimit)
+      return;
+    // Buffers the kernel writes (or hands to an op, which may).
+    llvm::DenseSet<const Value *> Written;
+    walkStmts(K.getBodyMutable(), [&](Stmt &S) {
+      if (auto *St = dyn_cast<StoreStmt>(&S))
+        Written.insert(St->getBuffer());
+      if (auto *Op = dyn_cast<OpStmt>(&S))
+        for (const OpOperand &O : Op->getOperands())
+          if (O.Kind == OperandKind::Region)
+            Written.insert(O.R.Buf);
+    });
+    std::vector<Fill> Fills;
+    collectFills(K.getBodyMutable(), Fills);
+    llvm::DenseMap<const BufferValue *, unsigned> Count;
+    for (const Fill &F : Fills)
+      ++Count[F.Tile];
+    std::vector<Fill *> Order;
+    llvm::DenseSet<const BufferValue *> Gone;
+    for (Fill &F : Fills) {
+      if (Count[F.Tile] != 1 || !isPureOfGlobals(*F.Elem, Written))
+        continue;
+      // Every write of the tile is in the fill, every read after it.
+      int64_t Loads = 0, Writes = 0, LoadsAfter = 0, WritesIn = 0, Unused = 0;
+      bool Other = false;
+      for (StmtPtr &S : K.getBodyMutable().Stmts)
+        countUses(*S, F.Tile, Loads, Writes, Other);
+      countUses(*F.S, F.Tile, Unused, WritesIn, Other);
+      for (size_t I = F.Pos + 1; I < F.In->Stmts.size(); ++I)
+        countUses(*F.In->Stmts[I], F.Tile, LoadsAfter, Unused, Other);
+      if (!Other && Writes == WritesIn && Loads == LoadsAfter)
+        Order.push_back(&F);
+    }
+    // Largest first, in program order among equals.
+    llvm::sort(Order, [&](const Fill *A, const Fill *B) {
+      int64_t SA = sharedBytes(*A->Tile), SB = sharedBytes(*B->Tile);
+      return SA != SB ? SA > SB : A < B;
+    });
+    for (Fill *F : Order) {
+      if (Total <= SharedLimit)
+        break;
+      int64_t Before = Total;
+      Total -= sharedBytes(*F->Tile);
+      BufferValue *T = F->Tile;
+      Gone.insert(T);
+      for (size_t I = F->Pos + 1; I < F->In->Stmts.size(); ++I) {
+        auto Rewrite = [&](ExprPtr &Slot) {
+          rewriteExpr(Slot, [&](ExprPtr E) {
+            auto *L = dyn_cast<LoadExpr>(E.get());
+            if (!L || L->getBuffer() != T)
+              return E;
+            return substitute(*F->Elem, F->Vars, L->getIndices());
+          });
+        };
+        forEachExprSlot(*F->In->Stmts[I], Rewrite);
+        for (Block *N : getNestedBlocks(*F->In->Stmts[I]))
+          walkStmts(*N, [&](Stmt &X) { forEachExprSlot(X, Rewrite); });
+      }
+      // The fill goes; its position stays for the fills after it.
+      F->In->Stmts[F->Pos] = std::make_unique<IfStmt>(ex::boolLit(false), Block(),
+                                                      std::nullopt);
+      Remarks.missed(T->getLoc(),
+                     "shared tile %" + T->getName() +
+                         " not staged: each read loads its element from "
+                         "global memory, since the block's shared buffers "
+                         "need " + llvm::Twine(Before) + " bytes, more than "
+                         "the " + llvm::Twine(SharedLimit) +
+                         " the target allows (" + llvm::Twine(Total) +
+                         " without it)");
+    }
+    // Drop the emptied fills and the tiles nothing uses any more.
+    std::function<void(Block &)> Clean = [&](Block &B) {
+      std::vector<StmtPtr> Keep;
+      for (StmtPtr &S : B.Stmts) {
+        for (Block *N : getNestedBlocks(*S))
+          Clean(*N);
+        if (auto *A = dyn_cast<AllocStmt>(S.get()); A && Gone.count(A->getBuffer()))
+          continue;
+        auto *I = dyn_cast<IfStmt>(S.get());
+        if (I && !I->hasElse() && I->getThen().Stmts.empty() &&
+            ex::isConst(*I->getCond(), 0))
+          continue;
+        Keep.push_back(std::move(S));
+      }
+      B.Stmts = std::move(Keep);
+    };
+    Clean(K.getBodyMutable());
   }
 
   /// The parallel loops of \p B that uniformBlock shares out, following
@@ -348,6 +648,8 @@ private:
   KernelStmt &K;
   const OpRegistry &Ops;
   bool FragmentsInShared, PrivateFragments;
+  int64_t SharedLimit;
+  bool Wide16;
   const RemarkEmitter &Remarks;
   int64_t Threads;
   std::optional<FragmentOwnership> Owner;
@@ -383,7 +685,9 @@ public:
           return;
         SIMTLowering L(*F, *K, M.getContext().getOpRegistry(),
                        getBoolOption("fragments-in-shared"),
-                       getBoolOption("private-fragments"), Remarks);
+                       getBoolOption("private-fragments"),
+                       getIntOption("shared-memory-limit"),
+                       getBoolOption("wide-16bit-floats"), Remarks);
         L.run();
       });
       if (!OK)

@@ -42,11 +42,15 @@ def LowerTileOps : Pass<TransformsPasses, "tile-lower-tile-ops"> {
     guarded nest is preceded by a check that the whole tile is in range,
     which selects a copy of the nest without guards. gemm becomes an i-k-j
     nest (i-j-k when B is transposed) accumulating in the accumulator's
-    dtype.
+    dtype; with gemm-parallel-c, an i-j-k nest always.
   }];
   let Options = [
     PassOption<"skip-gemm", "bool", "false",
                "leave gemm for a backend-specific lowering">,
+    PassOption<"gemm-parallel-c", "bool", "false",
+               "lower every gemm to one parallel loop over C's elements, each "
+               "accumulating along K in a variable (the i-j-k nest), so that "
+               "the thread that owns an element of C computes it">,
     PassOption<"split-full-tiles", "bool", "true",
                "emit an unguarded copy of each guarded nest for tiles fully in range">,
   ];
@@ -66,13 +70,25 @@ def LowerToSIMT : Pass<TransformsPasses, "tile-lower-to-simt"> {
     on each thread) becomes a per-thread local array, and a missed remark
     names each fragment that cannot and why. With fragments-in-shared, the
     other fragments move to shared memory so that every thread can read any
-    element; backends that infer register layouts keep them instead.
+    element; backends that infer register layouts keep them instead. With
+    shared-memory-limit, a block whose shared buffers would exceed the
+    limit reads its largest shared tiles from global memory instead of
+    staging them, while that is needed and possible: a tile written by one
+    parallel loop (or a full-tile test choosing between two) as a function
+    of its indices, of values and of tensors the kernel does not write,
+    and read only after that in the same block. Each read becomes that
+    function at the read's indices; a missed remark names each such tile.
   }];
   let Options = [
     PassOption<"fragments-in-shared", "bool", "true",
                "place fragments in shared memory">,
     PassOption<"private-fragments", "bool", "false",
                "keep fragments only their owner thread touches in per-thread memory">,
+    PassOption<"shared-memory-limit", "int", "0",
+               "bytes of shared memory a block may use (0: no limit); over it, "
+               "shared tiles filled from read-only global memory are read from there">,
+    PassOption<"wide-16bit-floats", "bool", "false",
+               "f16 and bf16 take 4 bytes in shared memory (held as f32)">,
   ];
   let Constructor = "createLowerToSIMTPass";
 }

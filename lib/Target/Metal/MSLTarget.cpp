@@ -226,7 +226,15 @@ llvm::Error MSLTarget::emitTargetOp(SourceEmitter &E, const OpStmt &Op) const {
   const Region &RA = Op.getOperand("a").R, &RB = Op.getOperand("b").R,
                &RC = Op.getOperand("c").R;
   std::optional<std::vector<int64_t>> SA, SB, SC;
+  // C in registers: a per-thread array, C's shape in m and n.
+  int64_t RegM = Op.getAttrOrDefault("m").getInt(),
+          RegN = Op.getAttrOrDefault("n").getInt();
+  bool InRegs = RC.Buf->getScope() == MemScope::Local;
+  if (InRegs && (RegM <= 0 || RegN <= 0 || RC.Buf->getRank() != 1))
+    return Fail("takes a per-thread accumulator only with its shape in m and n");
   for (const Region *R : {&RA, &RB, &RC}) {
+    if (R == &RC && InRegs)
+      continue;
     if (!R->isWholeBuffer() || R->Buf->getRank() != 2 || !R->Buf->getConstShape() ||
         R->Buf->getScope() == MemScope::Global || R->Buf->getScope() == MemScope::Local)
       return Fail("takes whole rank-2 shared or fragment buffers; '%" +
@@ -234,7 +242,7 @@ llvm::Error MSLTarget::emitTargetOp(SourceEmitter &E, const OpStmt &Op) const {
   }
   SA = RA.Buf->getConstShape();
   SB = RB.Buf->getConstShape();
-  SC = RC.Buf->getConstShape();
+  SC = InRegs ? std::vector<int64_t>{RegM, RegN} : *RC.Buf->getConstShape();
   bool TA = Op.getAttrOrDefault("transpose_a").getBool();
   bool TB = Op.getAttrOrDefault("transpose_b").getBool();
   int64_t M = (*SC)[0], N = (*SC)[1], KD = TA ? (*SA)[0] : (*SA)[1];
@@ -257,7 +265,7 @@ llvm::Error MSLTarget::emitTargetOp(SourceEmitter &E, const OpStmt &Op) const {
               Col = E.getFreshName("sg_col");
   auto U = [](int64_t V) { return std::to_string(V) + "u"; };
   E.line("// metal.simdgroup_mma: " + C + "[" + llvm::Twine(M) + "x" + llvm::Twine(N) +
-         "] += " + A + (TA ? "^T" : "") + " * " + B + (TB ? "^T" : "") +
+         (InRegs ? ", in registers" : "") + "] += " + A + (TA ? "^T" : "") + " * " + B + (TB ? "^T" : "") +
          " with K = " + llvm::Twine(KD) + ", 8x8 tiles shared out over " +
          llvm::Twine(K.Threads / 32) + " simdgroups");
   E.open("");
@@ -272,8 +280,16 @@ llvm::Error MSLTarget::emitTargetOp(SourceEmitter &E, const OpStmt &Op) const {
   E.line("const uint " + Ti + " = (" + Tile + " / " + U(N / 8) + ") * 8u;");
   E.line("const uint " + Tj + " = (" + Tile + " % " + U(N / 8) + ") * 8u;");
   E.line(Mat + " " + Acc + ";");
-  E.line("simdgroup_load(" + Acc + ", &" + C + "[" + Ti + " * " + U(LdC) + " + " + Tj +
-         "], " + U(LdC) + ");");
+  // The thread's elements of its simdgroup's tile in registers: 2 * tt and
+  // 2 * tt + 1 of C, tt = tile / simdgroups.
+  std::string Slot = "(" + Tile + " / " + U(K.Threads / 32) + ") * 2u";
+  if (InRegs)
+    for (int El = 0; El != 2; ++El)
+      E.line(Acc + ".thread_elements()[" + std::to_string(El) + "] = " + C + "[" +
+             Slot + (El ? " + 1u" : "") + "];");
+  else
+    E.line("simdgroup_load(" + Acc + ", &" + C + "[" + Ti + " * " + U(LdC) + " + " +
+           Tj + "], " + U(LdC) + ");");
   E.open("for (uint " + Kk + " = 0u; " + Kk + " < " + U(KD) + "; " + Kk + " += 8u)");
   // One operand: simdgroup_load when it has the accumulator's type (with
   // the hardware transpose), else element by element with conversion.
@@ -304,8 +320,13 @@ llvm::Error MSLTarget::emitTargetOp(SourceEmitter &E, const OpStmt &Op) const {
   E.line("simdgroup_multiply_accumulate(" + Acc + ", " + Ma + ", " + Mb + ", " + Acc +
          ");");
   E.close();
-  E.line("simdgroup_store(" + Acc + ", &" + C + "[" + Ti + " * " + U(LdC) + " + " + Tj +
-         "], " + U(LdC) + ");");
+  if (InRegs)
+    for (int El = 0; El != 2; ++El)
+      E.line(C + "[" + Slot + (El ? " + 1u" : "") + "] = " + Acc + ".thread_elements()[" +
+             std::to_string(El) + "];");
+  else
+    E.line("simdgroup_store(" + Acc + ", &" + C + "[" + Ti + " * " + U(LdC) + " + " +
+           Tj + "], " + U(LdC) + ");");
   E.close();
   E.close();
   return llvm::Error::success();

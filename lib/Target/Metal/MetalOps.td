@@ -22,13 +22,19 @@ def MetalSimdgroupMmaOp : Op<MetalDialect, "simdgroup_mma"> {
     multiples of 8, computed by the threadgroup's simdgroups together: each
     simdgroup takes 8x8 tiles of C in turn and accumulates them with
     simdgroup_multiply_accumulate over K. A and B are shared or fragment
-    buffers (threadgroup memory after SIMT lowering), C a fragment. The
-    Metal pipeline creates it from `gemm` (metal-lower-gemm-simdgroup).
+    buffers (threadgroup memory after SIMT lowering). C is a fragment, or
+    (with m and n, C's shape) the per-thread `local` array of the
+    registers: elements 2 * tt and 2 * tt + 1 are the thread's two elements
+    of its simdgroup's tt-th tile, simdgroup s of S taking tiles s, s + S,
+    ... in row-major order. The Metal pipeline creates it from `gemm`
+    (metal-lower-gemm-simdgroup).
   }];
   let Example = "metal.simdgroup_mma %As, %Bs -> %Cf {transpose_b = true}";
   let Arguments = (ins Region:$a, Region:$b, Region:$c,
                    BoolAttr<"false", "A is stored [K, M]">:$transpose_a,
-                   BoolAttr<"false", "B is stored [N, K]">:$transpose_b);
+                   BoolAttr<"false", "B is stored [N, K]">:$transpose_b,
+                   IntAttr<"0", "C's rows, when C is a per-thread array (0: C's shape)">:$m,
+                   IntAttr<"0", "C's columns, when C is a per-thread array">:$n);
   let Format = "$a `,` $b `->` $c attr-dict";
   let Writes = ["c"];
   // Every thread of the threadgroup executes the op (its simdgroup takes

@@ -13,6 +13,7 @@
 
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
+#include "tile/Target/ResourceLimits.h"
 #include "tile/Transforms/PassManager.h"
 
 #define GET_TILE_PASS_DECLS
@@ -25,7 +26,7 @@
 namespace tile {
 
 /// The Metal pipeline, in order.
-void buildMetalPipeline(const BackendContext &, PassManager &PM) {
+void buildMetalPipeline(const BackendContext &Ctx, PassManager &PM) {
   // Rasterized grids keep their dimensions: threadgroups per grid are
   // bounded per dimension by the device, and the grid stays within the
   // bounds it was written for.
@@ -35,9 +36,17 @@ void buildMetalPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createMetalCheckTypesPass());
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createMetalLowerGemmSimdgroupPass());
-  PM.addPass(createLowerTileOpsPass());
+  // Each element of a gemm's C computed by the thread that owns it, so
+  // that accumulators stay per thread.
+  std::unique_ptr<Pass> Lower = createLowerTileOpsPass();
+  llvm::cantFail(Lower->setOption("gemm-parallel-c", "true"));
+  PM.addPass(std::move(Lower));
   std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
   llvm::cantFail(SIMT->setOption("private-fragments", "true"));
+  // Over the limit, tiles copied from global memory are read from there.
+  if (std::optional<AppliedLimit> L =
+          getResourceLimit(Ctx, ResourceKind::SharedMemoryPerBlock))
+    llvm::cantFail(SIMT->setOption("shared-memory-limit", std::to_string(L->Value)));
   PM.addPass(std::move(SIMT));
   PM.addPass(createSimplifyPass());
 }

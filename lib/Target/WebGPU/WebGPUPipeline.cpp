@@ -13,6 +13,7 @@
 
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
+#include "tile/Target/ResourceLimits.h"
 #include "tile/Transforms/PassManager.h"
 
 #define GET_TILE_PASS_DECLS
@@ -25,7 +26,7 @@
 namespace tile {
 
 /// The WebGPU pipeline, in order.
-void buildWebGPUPipeline(const BackendContext &, PassManager &PM) {
+void buildWebGPUPipeline(const BackendContext &Ctx, PassManager &PM) {
   // Rasterized grids keep their dimensions: a dispatch takes at most 65535
   // workgroups per dimension (maxComputeWorkgroupsPerDimension).
   std::unique_ptr<Pass> Raster = createRasterizeGridPass();
@@ -33,9 +34,19 @@ void buildWebGPUPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(std::move(Raster));
   PM.addPass(createWebGPUCheckTypesPass());
   PM.addPass(createLowerPipelinedPass());
-  PM.addPass(createLowerTileOpsPass());
+  // Each element of a gemm's C computed by the thread that owns it, so
+  // that accumulators stay per thread.
+  std::unique_ptr<Pass> Lower = createLowerTileOpsPass();
+  llvm::cantFail(Lower->setOption("gemm-parallel-c", "true"));
+  PM.addPass(std::move(Lower));
   std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
   llvm::cantFail(SIMT->setOption("private-fragments", "true"));
+  // Over the limit, tiles copied from global memory are read from there.
+  if (std::optional<AppliedLimit> L =
+          getResourceLimit(Ctx, ResourceKind::SharedMemoryPerBlock))
+    llvm::cantFail(SIMT->setOption("shared-memory-limit", std::to_string(L->Value)));
+  if (!Ctx.hasFeature("shader_f16"))
+    llvm::cantFail(SIMT->setOption("wide-16bit-floats", "true"));
   PM.addPass(std::move(SIMT));
   PM.addPass(createSimplifyPass());
 }
