@@ -302,3 +302,30 @@ tile::lowerEpilogue(const ForStmt &F, const LinearLayout &L, Value *Tid,
                                           std::move(Body), F.getLoc()));
   return Out;
 }
+
+StmtPtr tile::storeAccumulatorElement(const Region &Dst, unsigned RowDim,
+                                      unsigned ColDim, const Expr &Row,
+                                      const Expr &Col, ExprPtr V) {
+  std::vector<ExprPtr> Idx;
+  ExprPtr InRange;
+  for (unsigned D = 0; D != Dst.Buf->getRank(); ++D) {
+    ExprPtr I = Dst.isWholeBuffer() ? ex::intLit(0) : Dst.Indices[D].Offset->clone();
+    if (D == RowDim)
+      I = ex::add(std::move(I), Row.clone());
+    else if (D == ColDim)
+      I = ex::add(std::move(I), Col.clone());
+    if (Dst.Buf->getScope() == MemScope::Global) {
+      InRange = ex::land(std::move(InRange), ex::ge(I->clone(), ex::intLit(0)));
+      InRange = ex::land(std::move(InRange),
+                         ex::lt(I->clone(), Dst.Buf->getShape()[D]->clone()));
+    }
+    Idx.push_back(std::move(I));
+  }
+  StmtPtr St = std::make_unique<StoreStmt>(
+      Dst.Buf, std::move(Idx), ex::castTo(std::move(V), Dst.Buf->getDType()));
+  if (!InRange)
+    return St;
+  Block Then;
+  Then.Stmts.push_back(std::move(St));
+  return std::make_unique<IfStmt>(std::move(InRange), std::move(Then), std::nullopt);
+}

@@ -55,6 +55,15 @@ classifyAccumulatorUses(KernelStmt &K,
                         const llvm::DenseSet<const OpStmt *> &Gemms,
                         bool Epilogues = false);
 
+/// The store of \p V (converted to the destination's dtype) to the element
+/// of copy-out destination \p Dst at accumulator row \p Row and column
+/// \p Col (Dst's dimensions \p RowDim and \p ColDim, as
+/// getAccumulatorCopyDims gives them), under a bounds test when Dst is in
+/// global memory.
+StmtPtr storeAccumulatorElement(const Region &Dst, unsigned RowDim,
+                                unsigned ColDim, const Expr &Row,
+                                const Expr &Col, ExprPtr V);
+
 /// The per-thread code of epilogue \p F over register fragments laid out
 /// by \p L (an accumulator and its companions, each now an array of
 /// L.getSize(Register) elements in \p RegFrags): each thread runs the body

@@ -184,32 +184,11 @@ private:
       Value *R0 = let(InTile, "r", add(mul(div(ref(Tile), N / 8), 8), ref(LRow)));
       Value *C0 = let(InTile, "c", add(mul(rem(ref(Tile), N / 8), 8), ref(LCol)));
       for (int64_t E = 0; E != 2; ++E) {
-        std::vector<ExprPtr> Idx;
-        ExprPtr InRange;
-        for (unsigned D = 0; D != Dst.Buf->getRank(); ++D) {
-          ExprPtr I = Dst.isWholeBuffer() ? lit(0) : Dst.Indices[D].Offset->clone();
-          if (D == RowDim)
-            I = add(std::move(I), ref(R0));
-          else if (D == ColDim)
-            I = add(add(std::move(I), ref(C0)), E);
-          if (Dst.Buf->getScope() == MemScope::Global) {
-            InRange = ex::land(std::move(InRange), ex::ge(I->clone(), lit(0)));
-            InRange = ex::land(std::move(InRange),
-                               ex::lt(I->clone(), Dst.Buf->getShape()[D]->clone()));
-          }
-          Idx.push_back(std::move(I));
-        }
         std::vector<ExprPtr> AccIdx;
         AccIdx.push_back(add(mul(ref(TT), 2), E));
-        Stmts St;
-        St.push_back(std::make_unique<StoreStmt>(
-            Dst.Buf, std::move(Idx),
-            ex::castTo(ex::load(C, std::move(AccIdx)), Dst.Buf->getDType())));
-        if (InRange)
-          InTile.push_back(ifThen(std::move(InRange), std::move(St)));
-        else
-          for (StmtPtr &X : St)
-            InTile.push_back(std::move(X));
+        InTile.push_back(storeAccumulatorElement(Dst, RowDim, ColDim, *ref(R0),
+                                                 *add(ref(C0), E),
+                                                 ex::load(C, std::move(AccIdx))));
       }
       if (Tiles % Groups)
         T.push_back(ifThen(ex::lt(ref(Tile), lit(Tiles)), std::move(InTile)));

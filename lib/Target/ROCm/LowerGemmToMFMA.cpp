@@ -415,32 +415,11 @@ private:
         Stmts L;
         Value *Row = let(L, "row", add(ex::ref(R0), accRow(S, R, Lane)));
         Value *Col = let(L, "col", add(ex::ref(C0), rem(ex::ref(Lane), S.N)));
-        std::vector<ExprPtr> Idx;
-        ExprPtr InRange;
-        for (unsigned D = 0; D != Dst.Buf->getRank(); ++D) {
-          ExprPtr I = Dst.isWholeBuffer() ? ex::intLit(0) : Dst.Indices[D].Offset->clone();
-          if (D == RowDim)
-            I = add(std::move(I), ex::ref(Row));
-          else if (D == ColDim)
-            I = add(std::move(I), ex::ref(Col));
-          if (Dst.Buf->getScope() == MemScope::Global) {
-            InRange = ex::land(std::move(InRange), ex::ge(I->clone(), ex::intLit(0)));
-            InRange = ex::land(std::move(InRange),
-                               ex::lt(I->clone(), Dst.Buf->getShape()[D]->clone()));
-          }
-          Idx.push_back(std::move(I));
-        }
         std::vector<ExprPtr> AccIdx;
         AccIdx.push_back(add(mul(ex::ref(TT), S.AccPerLane), ex::ref(R)));
-        Stmts St;
-        St.push_back(std::make_unique<StoreStmt>(
-            Dst.Buf, std::move(Idx),
-            ex::castTo(ex::load(C, std::move(AccIdx)), Dst.Buf->getDType())));
-        if (InRange)
-          L.push_back(ifThen(std::move(InRange), std::move(St)));
-        else
-          for (StmtPtr &X : St)
-            L.push_back(std::move(X));
+        L.push_back(storeAccumulatorElement(Dst, RowDim, ColDim, *ex::ref(Row),
+                                            *ex::ref(Col),
+                                            ex::load(C, std::move(AccIdx))));
         return L;
       }));
       return T;
