@@ -110,7 +110,7 @@ const char *tileTargetGetName(TileTargetRef T) {
 }
 
 const char *tileTargetGetExecBackend(TileTargetRef T) {
-  return T ? T->BC->getExecBackend().Name : nullptr;
+  return T && T->BC->hasExecBackend() ? T->BC->getExecBackend().Name : nullptr;
 }
 
 TileErrorRef tileCompile(TileModuleRef M, TileTargetRef T, const char *Entry,

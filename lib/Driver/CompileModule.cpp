@@ -78,7 +78,8 @@ tile::compileModule(const TargetRegistry &Registry, const BackendContext &Ctx,
     return std::move(E);
   KernelArtifact A;
   A.Target = Ctx.getTarget().str();
-  A.ExecBackend = Ctx.getExecBackend().Name;
+  if (Ctx.hasExecBackend())
+    A.ExecBackend = Ctx.getExecBackend().Name;
   {
     StageTimer ST(Timings, "device codegen");
     if (llvm::Error E = B.DeviceCodeGen(Ctx, M, A))
@@ -90,7 +91,13 @@ tile::compileModule(const TargetRegistry &Registry, const BackendContext &Ctx,
       if (llvm::StringRef(Key).starts_with("time."))
         if (double Sec; !llvm::StringRef(Val).getAsDouble(Sec))
           Timings->addPart(llvm::StringRef(Key).drop_front(5), Sec);
-  if (Ctx.getExecContract().NeedsHostCodeGen || Ctx.getExecBackend().NeedsHostCodeGen) {
+  // A compile-only backend's host code is generated when it has a host
+  // codegen: no execution backend says otherwise.
+  bool NeedsHost = Ctx.hasExecBackend()
+                       ? Ctx.getExecContract().NeedsHostCodeGen ||
+                             Ctx.getExecBackend().NeedsHostCodeGen
+                       : B.HostCodeGen != nullptr;
+  if (NeedsHost) {
     const TargetBackendInfo &HB = Ctx.getBackend().HostCodeGen ? B : Ctx.getHostBackend();
     StageTimer ST(Timings, "host codegen");
     if (!HB.HostCodeGen)

@@ -12,7 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaExecutor.h"
+#include "ExecutorFactories.h"
+#include "HostCode.h"
 #include "DeviceArtifact.h"
 #include "tile/Exec/Executor.h"
 #include "tile/Exec/TensorMap.h"
@@ -410,6 +411,7 @@ llvm::Error CudaLoaded::init() {
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<Executor>> tile::createCudaExecutor() {
+llvm::Expected<std::unique_ptr<Executor>>
+tile::createCudaExecutor(const ExecutorOptions &) {
   return createInitializedExecutor<CudaExecutor>();
 }

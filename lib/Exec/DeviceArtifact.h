@@ -10,7 +10,7 @@
 #ifndef TILE_LIB_EXEC_DEVICEARTIFACT_H
 #define TILE_LIB_EXEC_DEVICEARTIFACT_H
 
-#include "CudaExecutor.h"
+#include "HostCode.h"
 #include "tile/Exec/KernelArtifact.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include <string>

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Exec/ExecutionBackend.h"
+#include "ExecutorFactories.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -19,16 +19,6 @@
 #include <dlfcn.h>
 
 using namespace tile;
-
-// ExecutionBackends.td names these probes; the generated table in
-// ExecutionBackends.cpp refers to them.
-namespace tile {
-ExecAvailability probeOrcExecution();
-ExecAvailability probeCudaDriver();
-ExecAvailability probeHsaRuntime();
-ExecAvailability probeLevelZero();
-ExecAvailability probeMetal();
-} // namespace tile
 
 namespace {
 

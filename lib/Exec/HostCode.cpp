@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaExecutor.h"
+#include "HostCode.h"
 #include "SoftFloat.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"

@@ -18,9 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaExecutor.h"
+#include "ExecutorFactories.h"
+#include "HostCode.h"
 #include "DeviceArtifact.h"
-#include "HsaExecutor.h"
 #include "tile/Exec/Executor.h"
 #include "llvm/ADT/StringMap.h"
 #include <atomic>
@@ -354,6 +354,7 @@ llvm::Error HsaLoaded::init() {
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<Executor>> tile::createHsaExecutor() {
+llvm::Expected<std::unique_ptr<Executor>>
+tile::createHsaExecutor(const ExecutorOptions &) {
   return createInitializedExecutor<HsaExecutor>();
 }

@@ -15,9 +15,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaExecutor.h"
+#include "ExecutorFactories.h"
+#include "HostCode.h"
 #include "DeviceArtifact.h"
-#include "LevelZeroExecutor.h"
 #include "tile/Exec/Executor.h"
 #include "llvm/ADT/StringMap.h"
 #include <dlfcn.h>
@@ -318,6 +318,7 @@ llvm::Error ZeLoaded::init() {
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<Executor>> tile::createLevelZeroExecutor() {
+llvm::Expected<std::unique_ptr<Executor>>
+tile::createLevelZeroExecutor(const ExecutorOptions &) {
   return createInitializedExecutor<ZeExecutor>();
 }

@@ -8,7 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaExecutor.h"
+#include "ExecutorFactories.h"
+#include "HostCode.h"
 #include "DeviceArtifact.h"
 #include "HostMemoryExecutor.h"
 #include "tile/Exec/Executor.h"

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ExecutorFactories.h"
 #include "HostMemoryExecutor.h"
 #include "tile/Exec/Executor.h"
 #include "tile/Exec/LaunchExpr.h"
@@ -40,10 +41,6 @@ using namespace tile;
 #define TILE_WEBGPU_RUNNER_DEFAULT ""
 #endif
 
-namespace tile {
-ExecAvailability probeWebGPU();
-llvm::Expected<std::unique_ptr<Executor>> createWebGPUExecutor();
-} // namespace tile
 
 namespace {
 
@@ -419,6 +416,7 @@ ExecAvailability tile::probeWebGPU() {
   return ExecAvailability::available("Dawn for Node (npm webgpu) on " + Description);
 }
 
-llvm::Expected<std::unique_ptr<Executor>> tile::createWebGPUExecutor() {
+llvm::Expected<std::unique_ptr<Executor>>
+tile::createWebGPUExecutor(const ExecutorOptions &) {
   return std::make_unique<WebGPUExecutor>();
 }

@@ -106,6 +106,14 @@ tile::resolveBackendContext(const TargetRegistry &R, llvm::StringRef Target,
   C.KeepLLVMIR = Opts.KeepLLVMIR;
   C.RunToolchain = Opts.RunToolchain;
   const TargetBackendInfo &TB = *C.Backend;
+  if (TB.CompileOnly) {
+    if (Opts.RequireAvailable || Request != "auto")
+      return makeError(describe(C.Target, TB) +
+                       " has no execution backend yet (its .td declares it "
+                       "CompileOnly): it compiles, but nothing here runs "
+                       "its output");
+    return std::move(C);
+  }
   if (Request == "auto") {
     std::vector<std::string> Reasons;
     for (const ExecCompatInfo &Compat : TB.execBackends()) {
@@ -212,6 +220,10 @@ void BackendContext::print(llvm::raw_ostream &OS) const {
   Line("outputs") << llvm::join(Outs, ", ") << "\n";
   Line("host target") << Host.str() << " (backend " << HostBackend->Name
                       << ")\n";
+  if (!Exec) {
+    Line("execution backend") << "none (compile-only backend)\n";
+    return;
+  }
   Line("execution backend") << Exec->Name << " (requested " << ExecRequest
                             << ", availability "
                             << (ExecChecked ? "checked" : "not checked")

@@ -122,7 +122,9 @@ void tile::printTargets(const TargetRegistry &R, llvm::raw_ostream &OS,
       Execs.push_back(std::string(getExecBackendInfo(C.Exec).Name) + " [" +
                       llvm::join(Formats, ", ") + "]");
     }
-    OS << "    execution backends (auto order): " << llvm::join(Execs, ", ")
+    OS << "    execution backends (auto order): "
+       << (B->CompileOnly ? std::string("none (compile-only)")
+                          : llvm::join(Execs, ", "))
        << "\n";
   }
 

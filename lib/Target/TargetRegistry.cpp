@@ -144,9 +144,13 @@ llvm::Error TargetRegistry::addBackend(const TargetBackendInfo &B) {
   if (B.NumKinds == 0)
     return makeError("target backend '" + llvm::Twine(B.Name) +
                      "' owns no target kind");
-  if (B.NumExec == 0)
+  if (B.NumExec == 0 && !B.CompileOnly)
     return makeError("target backend '" + llvm::Twine(B.Name) +
-                     "' declares no execution backend");
+                     "' declares no execution backend and is not "
+                     "compile-only");
+  if (B.NumExec != 0 && B.CompileOnly)
+    return makeError("target backend '" + llvm::Twine(B.Name) +
+                     "' is compile-only but declares execution backends");
   for (const ExecCompatInfo &C : B.execBackends())
     if (C.NeedsHostCodeGen && !B.HostCodeGen)
       return makeError("execution backend '" +

@@ -5,6 +5,7 @@
 // RUN: not tile-tblgen -gen-exec-backends -I %tile_include -DNOPROBE %s 2>&1 | FileCheck %s --check-prefix=NOPROBE
 // RUN: not tile-tblgen -gen-exec-backends -I %tile_include -DNOFORMAT %s 2>&1 | FileCheck %s --check-prefix=NOFORMAT
 // RUN: not tile-tblgen -gen-exec-backends -I %tile_include -DDUPFORMAT %s 2>&1 | FileCheck %s --check-prefix=DUPFORMAT
+// RUN: not tile-tblgen -gen-exec-backends -I %tile_include -DBADFACTORY %s 2>&1 | FileCheck %s --check-prefix=BADFACTORY
 // The real list (include/tile/Exec/ExecutionBackends.td) generates.
 // RUN: tile-tblgen -gen-exec-backends -I %tile_include %tile_include/tile/Exec/ExecutionBackends.td | FileCheck %s --check-prefix=REAL
 
@@ -28,6 +29,7 @@ def FastExec : ExecutionBackend<"fast-lane"> {
   let Summary = "runs binaries";
   let Consumes = [FmtZ, FmtA];
   let Probe = "probeFast";
+  let Executor = "createFastExecutor";
 }
 
 // CHECK:      #ifdef GET_TILE_DEVICE_FORMAT_ENUM
@@ -41,9 +43,16 @@ def FastExec : ExecutionBackend<"fast-lane"> {
 // CHECK-NEXT:   Slow, // slow
 // CHECK-NEXT: };
 // CHECK-NEXT: constexpr unsigned NumExecBackends = 2;
+// The probes and executor factories, declared for their definitions.
+// CHECK:      #ifdef GET_TILE_EXEC_BACKEND_ENTRY_POINTS
+// CHECK:      ExecAvailability probeFast();
+// CHECK-NEXT: ExecAvailability probeSlow();
+// CHECK-NEXT: llvm::Expected<std::unique_ptr<Executor>> createFastExecutor(const ExecutorOptions &);
+// CHECK-NEXT: } // namespace tile
 // CHECK:      #ifdef GET_TILE_EXEC_BACKEND_TABLE
 // CHECK:      ExecAvailability probeFast();
 // CHECK-NEXT: ExecAvailability probeSlow();
+// CHECK-NEXT: llvm::Expected<std::unique_ptr<Executor>> createFastExecutor(const ExecutorOptions &);
 // CHECK:      constexpr DeviceFormatInfo kDeviceFormatTable[] = {
 // CHECK-NEXT:   {DeviceFormat::Asm, "asm", "a text", true},
 // CHECK-NEXT:   {DeviceFormat::Zbin, "zbin", "a binary", false},
@@ -53,20 +62,19 @@ def FastExec : ExecutionBackend<"fast-lane"> {
 // CHECK:      constexpr ExecBackendInfo kExecBackendTable[] = {
 // CHECK-NEXT:   {ExecBackendKind::FastLane, "fast-lane",
 // CHECK-NEXT:    "runs binaries",
-// CHECK-NEXT:    kFastLaneConsumes, 2, false, DeviceCompile::Eager, probeFast},
+// CHECK-NEXT:    kFastLaneConsumes, 2, false, DeviceCompile::Eager, probeFast, createFastExecutor},
 // CHECK-NEXT:   {ExecBackendKind::Slow, "slow",
 // CHECK-NEXT:    "runs text",
-// CHECK-NEXT:    kSlowConsumes, 1, true, DeviceCompile::Deferred, probeSlow},
+// CHECK-NEXT:    kSlowConsumes, 1, true, DeviceCompile::Deferred, probeSlow, nullptr},
 // CHECK-NEXT: };
 
+// The real list holds at least the host's execution backend, with its
+// probe and factory; which others there are is its own business.
 // REAL: enum class ExecBackendKind : unsigned {
-// REAL-NEXT:   Cuda, // cuda
-// REAL-NEXT:   Hsa, // hsa
-// REAL-NEXT:   LevelZero, // level-zero
-// REAL-NEXT:   Metal, // metal
-// REAL-NEXT:   Orc, // orc
-// REAL-NEXT:   WebGPU, // webgpu
-// REAL-NEXT: };
+// REAL:   Orc, // orc
+// REAL: };
+// REAL: {ExecBackendKind::Orc, "orc",
+// REAL: probeOrcExecution, createOrcExecutor},
 
 #ifdef DUP
 // DUP-DAG: exec-backends.td:[[@LINE+1]]:5: error: duplicate execution backend name 'slow'
@@ -95,5 +103,14 @@ def Empty : ExecutionBackend<"empty"> {
 // DUPFORMAT-DAG: exec-backends.td:[[@LINE+1]]:5: error: duplicate device format name 'asm'
 def FmtA2 : DeviceFormat<"asm", 1, "again"> {
   let CppName = "Asm2";
+}
+#endif
+
+#ifdef BADFACTORY
+def Qualified : ExecutionBackend<"qualified"> {
+  let Consumes = [FmtA];
+  let Probe = "probeQualified";
+  // BADFACTORY: exec-backends.td:[[@LINE+1]]:7: error: Executor of execution backend 'qualified' ('ns::createIt') is not an unqualified C++ identifier
+  let Executor = "ns::createIt";
 }
 #endif

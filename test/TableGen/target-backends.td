@@ -210,12 +210,14 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT:    kHostExec, 1,
 // CHECK-NEXT:    true,
 // CHECK-NEXT:    nullptr,
-// CHECK-NEXT:    nullptr},
+// CHECK-NEXT:    nullptr,
+// CHECK-NEXT:    false},
 // CHECK-NEXT:   {"NewGpu", "g3 and later",
 // CHECK:         kNewGpuExec, 2,
 // CHECK-NEXT:    false,
 // CHECK-NEXT:    "emulateNewGpu",
-// CHECK-NEXT:    nullptr},
+// CHECK-NEXT:    nullptr,
+// CHECK-NEXT:    false},
 // CHECK-NEXT:   {"OldGpu", "generations before g3",
 
 // CHECK:      llvm::Error registerAllTargetBackends(TargetRegistry &R) {

@@ -141,7 +141,7 @@ def VNew : Simple<"VNew", VKind> {
 
 #ifdef NOEXEC
 def CaseKind : TargetKind<"case">;
-// NOEXEC: target-errors.td:[[@LINE+1]]:5: error: target backend 'Lonely' declares no execution backend; list the execution backends that can run its output in ExecutionBackends
+// NOEXEC: target-errors.td:[[@LINE+1]]:5: error: target backend 'Lonely' declares no execution backend; list the execution backends that can run its output in ExecutionBackends, or set CompileOnly while nothing runs it yet
 def Lonely : Simple<"Lonely", CaseKind> {
   let ExecutionBackends = [];
 }

@@ -1,12 +1,17 @@
 //===- ExecBackendProbeTest.cpp - Execution backend tables and probes -----===//
 //
 // Links libTileExec only. The generated tables match ExecutionBackends.td;
-// probes are lazy, cached, and name the library and the failing step.
+// formats and execution backends a target backend declares are added at run
+// time; probes are lazy, cached, and name the library and the failing step.
+// Tests name the backends they check and never the whole list, so a new
+// execution backend changes none of them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tile/Exec/ExecutionBackend.h"
+#include "tile/Exec/Executor.h"
 #include "gtest/gtest.h"
+#include <algorithm>
 #include <dlfcn.h>
 
 using namespace tile;
@@ -21,8 +26,11 @@ TEST(ExecBackends, TablesInNameOrder) {
     EXPECT_EQ(lookupExecBackend(E.Name), &E);
     EXPECT_NE(E.Probe, nullptr);
   }
-  EXPECT_EQ(Names, (std::vector<std::string>{"cuda", "hsa", "level-zero",
-                                             "metal", "orc", "webgpu"}));
+  // The shared ones come first, in name order.
+  ASSERT_GE(Names.size(), NumExecBackends);
+  EXPECT_TRUE(std::is_sorted(Names.begin(), Names.begin() + NumExecBackends));
+  for (const char *Shared : {"cuda", "hsa", "level-zero", "orc", "webgpu"})
+    EXPECT_TRUE(llvm::is_contained(Names, Shared)) << Shared;
   EXPECT_EQ(lookupExecBackend("nvrtc"), nullptr);
   const ExecBackendInfo &Cuda = getExecBackendInfo(ExecBackendKind::Cuda);
   EXPECT_TRUE(Cuda.consumes(DeviceFormat::PTX));
@@ -37,6 +45,108 @@ TEST(ExecBackends, TablesInNameOrder) {
   EXPECT_EQ(lookupDeviceFormat("llvm-ir")->Format, DeviceFormat::LLVMIR);
   EXPECT_TRUE(getDeviceFormatInfo(DeviceFormat::PTX).IsText);
   EXPECT_FALSE(getDeviceFormatInfo(DeviceFormat::Cubin).IsText);
+}
+
+TEST(ExecBackends, ExecutorFactoriesComeFromTheTable) {
+  // Every shared backend with an executor names its factory; one without
+  // says so at Executor::create.
+  EXPECT_NE(getExecBackendInfo(ExecBackendKind::Orc).Create, nullptr);
+  EXPECT_NE(getExecBackendInfo(ExecBackendKind::Cuda).Create, nullptr);
+  EXPECT_EQ(getExecBackendInfo(ExecBackendKind::Metal).Create, nullptr);
+  llvm::Expected<std::unique_ptr<Executor>> Orc =
+      Executor::create(ExecBackendKind::Orc);
+  ASSERT_TRUE(bool(Orc)) << llvm::toString(Orc.takeError());
+  EXPECT_EQ((*Orc)->getKind(), ExecBackendKind::Orc);
+}
+
+// A format and an execution backend registered the way a target backend's
+// generated registration function does it.
+unsigned ProbeCalls = 0;
+ExecAvailability probeRegistered() {
+  ++ProbeCalls;
+  return ExecAvailability::available("registered in a unit test");
+}
+ExecAvailability probeNever() {
+  return ExecAvailability::unavailable("no device in a unit test");
+}
+
+TEST(ExecBackends, TargetBackendsRegisterFormatsAndExecutionBackends) {
+  DeviceFormatInfo Fmt{DeviceFormat(0), "unit-test-bin", "a unit test's",
+                       false};
+  llvm::Expected<DeviceFormat> F = registerDeviceFormat(Fmt);
+  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  EXPECT_GE(unsigned(*F), NumDeviceFormats);
+  EXPECT_EQ(lookupDeviceFormat("unit-test-bin")->Format, *F);
+  EXPECT_STREQ(getDeviceFormatInfo(*F).Summary, "a unit test's");
+  // Again, as a second registry registering the same backends does.
+  llvm::Expected<DeviceFormat> Again = registerDeviceFormat(Fmt);
+  ASSERT_TRUE(bool(Again));
+  EXPECT_EQ(*Again, *F);
+
+  static DeviceFormat Consumes[] = {DeviceFormat::LLVMIR, DeviceFormat(~0u)};
+  Consumes[1] = *F;
+  ExecBackendInfo Exec{ExecBackendKind(0), "unit-test-rt", "a unit test's",
+                       Consumes, 2, false, DeviceCompile::Deferred,
+                       probeRegistered, nullptr};
+  llvm::Expected<ExecBackendKind> K = registerExecBackend(Exec);
+  ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
+  EXPECT_GE(unsigned(*K), NumExecBackends);
+  EXPECT_EQ(lookupExecBackend("unit-test-rt")->Kind, *K);
+  EXPECT_TRUE(getExecBackendInfo(*K).consumes(*F));
+  EXPECT_EQ(getExecBackends().back().Kind, *K);
+  llvm::Expected<ExecBackendKind> KAgain = registerExecBackend(Exec);
+  ASSERT_TRUE(bool(KAgain));
+  EXPECT_EQ(*KAgain, *K);
+
+  // Probed once; no factory: Executor::create says so.
+  EXPECT_TRUE(getExecAvailability(*K).Available);
+  EXPECT_TRUE(getExecAvailability(*K).Available);
+  EXPECT_EQ(ProbeCalls, 1u);
+  llvm::Expected<std::unique_ptr<Executor>> Ex = Executor::create(*K);
+  EXPECT_EQ(llvm::toString(Ex.takeError()),
+            "execution backend 'unit-test-rt' has no executor in this build "
+            "yet");
+
+  ExecBackendInfo Absent = Exec;
+  Absent.Name = "unit-test-absent";
+  Absent.Probe = probeNever;
+  llvm::Expected<ExecBackendKind> A = registerExecBackend(Absent);
+  ASSERT_TRUE(bool(A));
+  EXPECT_EQ(llvm::toString(Executor::create(*A).takeError()),
+            "execution backend 'unit-test-absent' is not available: no "
+            "device in a unit test");
+}
+
+TEST(ExecBackends, RegistrationConflictsAreErrors) {
+  DeviceFormatInfo PTX{DeviceFormat(0), "ptx", "another PTX", true};
+  EXPECT_EQ(llvm::toString(registerDeviceFormat(PTX).takeError()),
+            "device format 'ptx' is already a shared format of libTileExec");
+  DeviceFormatInfo Mine{DeviceFormat(0), "unit-test-conflict", "first", true};
+  ASSERT_TRUE(bool(registerDeviceFormat(Mine)));
+  Mine.Summary = "second";
+  EXPECT_EQ(llvm::toString(registerDeviceFormat(Mine).takeError()),
+            "device format 'unit-test-conflict' is already registered with "
+            "another description");
+
+  static DeviceFormat Consumes[] = {DeviceFormat::PTX};
+  ExecBackendInfo Cuda{ExecBackendKind(0), "cuda", "another cuda", Consumes,
+                       1, true, DeviceCompile::Eager, probeNever, nullptr};
+  EXPECT_EQ(llvm::toString(registerExecBackend(Cuda).takeError()),
+            "execution backend 'cuda' is already a shared execution backend "
+            "of libTileExec");
+  static DeviceFormat Unknown[] = {DeviceFormat(~0u)};
+  ExecBackendInfo Bad = Cuda;
+  Bad.Name = "unit-test-bad";
+  Bad.Consumes = Unknown;
+  EXPECT_EQ(llvm::toString(registerExecBackend(Bad).takeError()),
+            "execution backend 'unit-test-bad' consumes a device format that "
+            "is not registered");
+  ExecBackendInfo NoProbe = Cuda;
+  NoProbe.Name = "unit-test-noprobe";
+  NoProbe.Probe = nullptr;
+  EXPECT_EQ(llvm::toString(registerExecBackend(NoProbe).takeError()),
+            "execution backend 'unit-test-noprobe' needs a probe and a device "
+            "format");
 }
 
 TEST(ExecBackends, OrcIsAlwaysAvailable) {

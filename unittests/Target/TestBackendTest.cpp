@@ -41,13 +41,15 @@ void setAvailable(TargetRegistry &R, std::vector<ExecBackendKind> Yes) {
 }
 
 TEST(TestBackend, RegistersNextToTheBuiltInBackends) {
+  TargetRegistry Builtin;
+  llvm::cantFail(registerAllTargetBackends(Builtin));
   TargetRegistry R = makeRegistry();
-  EXPECT_EQ(R.getBackends().size(), 8u);
+  EXPECT_EQ(R.getBackends().size(), Builtin.getBackends().size() + 1);
   const TargetBackendInfo *B = R.lookupBackend("TestDev");
   ASSERT_NE(B, nullptr);
   EXPECT_EQ(R.lookupKind("tdev"), R.lookupKind("testdev"));
-  EXPECT_EQ(R.listKinds(),
-            "c, cpu, cuda, hip, level_zero, llvm, metal, testdev, webgpu");
+  EXPECT_TRUE(tile::testing::sortedWithMembers(
+      tile::testing::listBetween(R.listKinds(), ""), {"cpu", "testdev"}));
   EXPECT_EQ(errorText(registerTestTargetBackends(R)),
             "target backend 'TestDev' is already registered");
 }

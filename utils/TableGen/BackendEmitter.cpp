@@ -30,6 +30,7 @@
 #include "llvm/TableGen/Error.h"
 #include "llvm/TableGen/Record.h"
 #include "llvm/TableGen/TableGenBackend.h"
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -110,6 +111,24 @@ static bool checkUnique(Map &Seen, StringRef Name, const Record *R,
   return false;
 }
 
+/// The fields of execution backend \p E that make its descriptor: formats,
+/// the probe and the executor factory (shared or a backend's own).
+static void checkExecBackendFields(const Record *E) {
+  StringRef Name = E->getValueAsString("Name");
+  if (E->getValueAsListOfDefs("Consumes").empty())
+    PrintError(E->getLoc(),
+               "execution backend '" + Name + "' consumes no device format");
+  if (!isCppIdentifier(E->getValueAsString("Probe")))
+    PrintError(E->getLoc(), "execution backend '" + Name +
+                                "' needs a Probe: the C++ name of its "
+                                "availability probe");
+  StringRef Factory = E->getValueAsString("Executor");
+  if (!Factory.empty() && !isCppIdentifier(Factory))
+    PrintError(E->getFieldLoc("Executor"),
+               "Executor of execution backend '" + Name + "' ('" + Factory +
+                   "') is not an unqualified C++ identifier");
+}
+
 //===----------------------------------------------------------------------===//
 // -gen-exec-backends
 //===----------------------------------------------------------------------===//
@@ -134,13 +153,7 @@ static void emitExecBackends(const RecordKeeper &RK, raw_ostream &OS) {
     StringRef Name = E->getValueAsString("Name");
     checkUnique(Names, Name, E, "execution backend");
     checkUnique(CppNames, cppNameOf(E), E, "execution backend C++");
-    if (E->getValueAsListOfDefs("Consumes").empty())
-      PrintError(E->getLoc(),
-                 "execution backend '" + Name + "' consumes no device format");
-    if (!isCppIdentifier(E->getValueAsString("Probe")))
-      PrintError(E->getLoc(), "execution backend '" + Name +
-                                  "' needs a Probe: the C++ name of its "
-                                  "availability probe");
+    checkExecBackendFields(E);
   }
   if (ErrorsPrinted)
     return;
@@ -161,13 +174,28 @@ static void emitExecBackends(const RecordKeeper &RK, raw_ostream &OS) {
   OS << "};\nconstexpr unsigned NumExecBackends = " << Execs.size()
      << ";\n} // namespace tile\n#endif // GET_TILE_EXEC_BACKEND_ENUM\n\n";
 
+  // The probes and factories the descriptors name, defined in libTileExec.
+  std::set<std::string> Probes, Factories;
+  for (const Record *E : Execs) {
+    Probes.insert(E->getValueAsString("Probe").str());
+    if (!E->getValueAsString("Executor").empty())
+      Factories.insert(E->getValueAsString("Executor").str());
+  }
+  auto EmitEntryPoints = [&] {
+    for (const std::string &P : Probes)
+      OS << "ExecAvailability " << P << "();\n";
+    for (const std::string &F : Factories)
+      OS << "llvm::Expected<std::unique_ptr<Executor>> " << F
+         << "(const ExecutorOptions &);\n";
+  };
+  OS << "#ifdef GET_TILE_EXEC_BACKEND_ENTRY_POINTS\n"
+     << "#undef GET_TILE_EXEC_BACKEND_ENTRY_POINTS\nnamespace tile {\n";
+  EmitEntryPoints();
+  OS << "} // namespace tile\n#endif // GET_TILE_EXEC_BACKEND_ENTRY_POINTS\n\n";
+
   OS << "#ifdef GET_TILE_EXEC_BACKEND_TABLE\n#undef GET_TILE_EXEC_BACKEND_TABLE\n"
      << "namespace tile {\n";
-  std::set<std::string> Probes;
-  for (const Record *E : Execs)
-    Probes.insert(E->getValueAsString("Probe").str());
-  for (const std::string &P : Probes)
-    OS << "ExecAvailability " << P << "();\n";
+  EmitEntryPoints();
   OS << "namespace {\n\n// Device formats, sorted by name (index == enum).\n"
      << "constexpr DeviceFormatInfo kDeviceFormatTable[] = {\n";
   for (const Record *F : Formats)
@@ -194,7 +222,11 @@ static void emitExecBackends(const RecordKeeper &RK, raw_ostream &OS) {
        << (E->getValueAsBit("NeedsHostCodeGen") ? "true" : "false")
        << ", DeviceCompile::"
        << cppIdent(E->getValueAsDef("Compile")->getValueAsString("Name"))
-       << ", " << E->getValueAsString("Probe") << "},\n";
+       << ", " << E->getValueAsString("Probe") << ", "
+       << (E->getValueAsString("Executor").empty()
+               ? StringRef("nullptr")
+               : E->getValueAsString("Executor"))
+       << "},\n";
   }
   OS << "};\n\n} // namespace\n} // namespace tile\n"
      << "#endif // GET_TILE_EXEC_BACKEND_TABLE\n";
@@ -277,6 +309,7 @@ struct BackendDesc {
   std::vector<std::pair<const Record *, std::string>> Outputs; // format, mode
   std::vector<ExecCompat> Exec;
   bool HostCapable = false;
+  bool CompileOnly = false;
   std::vector<std::pair<std::string, uint64_t>> OpRequirements;
   std::vector<const Record *> Limits; // ResourceLimit records, in order
 };
@@ -457,6 +490,7 @@ private:
   void collectKinds();
   void collectBackends();
   void collectOpRequirements();
+  void collectOwnedExecution();
   void checkKindOwnership();
   void checkVariants(KindDesc &K);
   void collectLimits(const Record *R, BackendDesc &B, const std::string &Where);
@@ -465,8 +499,23 @@ private:
   void emitEnums(raw_ostream &OS);
   void emitTable(raw_ostream &OS);
   void emitEmulatorTable(raw_ostream &OS);
+  void emitOwnedExecution(raw_ostream &OS);
+
+  /// Whether \p R (a DeviceFormat or ExecutionBackend) is declared by a
+  /// target backend's file rather than shared in ExecutionBackends.td.
+  bool isOwned(const Record *R) const { return OwnedIndex.count(R); }
+  /// A reference to format \p F in a generated table: its enumerator, or a
+  /// placeholder the registration function overwrites with the value
+  /// libTileExec assigned (recorded in Patches as `Target = value;`).
+  std::string formatRef(const Record *F, const std::string &Target);
+  std::string execRef(const Record *E, const std::string &Target);
 
   const RecordKeeper &RK;
+  /// Formats and execution backends the backends' own files declare, in
+  /// name order, and their positions in those lists.
+  std::vector<const Record *> OwnedFormats, OwnedExecs;
+  std::map<const Record *, unsigned> OwnedIndex;
+  std::vector<std::string> Patches;
   std::vector<FeatureDesc> Features;
   std::map<const Record *, FeatureDesc *> FeatureOf;
   std::vector<KindDesc> Kinds;
@@ -732,11 +781,18 @@ void TargetBackendEmitter::collectBackends() {
 
     std::vector<const Record *> Execs =
         R->getValueAsListOfDefs("ExecutionBackends");
-    if (Execs.empty())
+    B.CompileOnly = R->getValueAsBit("CompileOnly");
+    if (B.CompileOnly && !Execs.empty())
+      PrintError(R->getFieldLoc("CompileOnly"),
+                 Where + " is CompileOnly but lists execution backends; a "
+                         "backend whose output something runs is not "
+                         "compile-only");
+    else if (Execs.empty() && !B.CompileOnly)
       PrintError(R->getLoc(),
                  Where + " declares no execution backend; list the "
                          "execution backends that can run its output in "
-                         "ExecutionBackends");
+                         "ExecutionBackends, or set CompileOnly while "
+                         "nothing runs it yet");
     for (const Record *E : Execs) {
       StringRef EName = E->getValueAsString("Name");
       if (any_of(B.Exec, [&](const ExecCompat &C) { return C.Exec == E; })) {
@@ -775,6 +831,138 @@ void TargetBackendEmitter::collectBackends() {
   for (BackendDesc &B : Backends)
     for (KindDesc *K : B.Kinds)
       K->Owners.push_back(&B);
+}
+
+/// The file \p R is declared in, as the TableGen source manager names it.
+static StringRef fileOf(const Record *R) {
+  unsigned Buf = SrcMgr.FindBufferContainingLoc(R->getLoc().front());
+  return SrcMgr.getMemoryBuffer(Buf)->getBufferIdentifier();
+}
+
+/// Whether \p R is one of libTileExec's shared formats or execution
+/// backends, declared in include/tile/Exec/ExecutionBackends.td.
+static bool isSharedExecRecord(const Record *R) {
+  SmallString<128> Path(fileOf(R));
+  std::replace(Path.begin(), Path.end(), '\\', '/');
+  return StringRef(Path).ends_with("tile/Exec/ExecutionBackends.td");
+}
+
+static StringRef baseName(StringRef Path) {
+  size_t Slash = Path.find_last_of("/\\");
+  return Slash == StringRef::npos ? Path : Path.drop_front(Slash + 1);
+}
+
+/// Device formats and execution backends declared outside
+/// ExecutionBackends.td belong to the target backends of the file that
+/// declares them: only those backends may use them, and at least one must,
+/// since libTileExec's tables know them only through that file's
+/// registration function.
+void TargetBackendEmitter::collectOwnedExecution() {
+  StringMap<const Record *> FormatNames, ExecNames;
+  for (const Record *F :
+       sortedByName(RK.getAllDerivedDefinitions("DeviceFormat"))) {
+    checkUnique(FormatNames, F->getValueAsString("Name"), F, "device format");
+    if (!isSharedExecRecord(F))
+      OwnedFormats.push_back(F);
+  }
+  for (const Record *E :
+       sortedByName(RK.getAllDerivedDefinitions("ExecutionBackend"))) {
+    checkUnique(ExecNames, E->getValueAsString("Name"), E,
+                "execution backend");
+    if (!isSharedExecRecord(E))
+      OwnedExecs.push_back(E);
+  }
+  for (auto [I, F] : enumerate(OwnedFormats))
+    OwnedIndex[F] = I;
+  for (auto [I, E] : enumerate(OwnedExecs))
+    OwnedIndex[E] = I;
+
+  // Who uses each owned record, and from which file.
+  std::map<const Record *, std::vector<const Record *>> Users;
+  for (const BackendDesc &B : Backends) {
+    for (auto &[F, Mode] : B.Outputs)
+      Users[F].push_back(B.R);
+    for (const ExecCompat &C : B.Exec)
+      Users[C.Exec].push_back(B.R);
+  }
+  for (const Record *E : OwnedExecs)
+    for (const Record *F : E->getValueAsListOfDefs("Consumes"))
+      Users[F].push_back(E);
+
+  std::set<StringRef> BackendFiles;
+  for (const BackendDesc &B : Backends)
+    BackendFiles.insert(fileOf(B.R));
+  auto Check = [&](const Record *R, StringRef What, StringRef Use) {
+    StringRef Name = R->getValueAsString("Name");
+    StringRef File = fileOf(R);
+    if (!BackendFiles.count(File)) {
+      PrintError(R->getLoc(),
+                 What + " '" + Name + "' is declared in " + baseName(File) +
+                     ", which declares no target backend: libTileExec's "
+                     "tables would not know it. Declare a backend's own " +
+                     What + " in that backend's .td, and a shared one in "
+                     "include/tile/Exec/ExecutionBackends.td");
+      return;
+    }
+    bool UsedHere = false;
+    for (const Record *U : Users[R]) {
+      if (fileOf(U) == File) {
+        UsedHere = true;
+        continue;
+      }
+      PrintError(U->getLoc(),
+                 "'" + U->getValueAsString("Name") + "' uses " + What + " '" +
+                     Name + "', which " + baseName(File) +
+                     " declares for its own target backends; declare " +
+                     What + "s that several backends share in "
+                     "include/tile/Exec/ExecutionBackends.td");
+      PrintNote(R->getLoc(), "'" + Name + "' declared here");
+    }
+    if (!UsedHere)
+      PrintError(R->getLoc(),
+                 What + " '" + Name + "' is declared in " + baseName(File) +
+                     ", where no target backend " + Use +
+                     " it: declare a backend's own " + What +
+                     " in that backend's .td, and a shared one in "
+                     "include/tile/Exec/ExecutionBackends.td");
+  };
+  for (const Record *F : OwnedFormats)
+    Check(F, "device format", "produces (nor execution backend consumes)");
+  for (const Record *E : OwnedExecs) {
+    Check(E, "execution backend", "lists");
+    StringRef Name = E->getValueAsString("Name");
+    checkExecBackendFields(E);
+    if (!E->getValueAsString("CppName").empty())
+      PrintError(E->getFieldLoc("CppName"),
+                 "execution backend '" + Name + "' is declared by a target "
+                 "backend's file and has no ExecBackendKind enumerator; "
+                 "remove its CppName (code looks it up by name)");
+  }
+  for (const Record *F : OwnedFormats)
+    if (!F->getValueAsString("CppName").empty())
+      PrintError(F->getFieldLoc("CppName"),
+                 "device format '" + F->getValueAsString("Name") +
+                     "' is declared by a target backend's file and has no "
+                     "DeviceFormat enumerator; remove its CppName (code "
+                     "looks it up by name)");
+}
+
+std::string TargetBackendEmitter::formatRef(const Record *F,
+                                            const std::string &Target) {
+  if (!isOwned(F))
+    return "DeviceFormat::" + cppNameOf(F);
+  Patches.push_back(Target + " = OwnedFormat" +
+                    std::to_string(OwnedIndex[F]) + ";");
+  return "DeviceFormat(~0u)";
+}
+
+std::string TargetBackendEmitter::execRef(const Record *E,
+                                          const std::string &Target) {
+  if (!isOwned(E))
+    return "ExecBackendKind::" + cppNameOf(E);
+  Patches.push_back(Target + " = OwnedExec" + std::to_string(OwnedIndex[E]) +
+                    ";");
+  return "ExecBackendKind(~0u)";
 }
 
 void TargetBackendEmitter::collectLimits(const Record *R, BackendDesc &B,
@@ -965,7 +1153,10 @@ void TargetBackendEmitter::emitEnums(raw_ostream &OS) {
 
 void TargetBackendEmitter::emitTable(raw_ostream &OS) {
   OS << "#ifdef GET_TILE_TARGET_BACKEND_TABLE\n"
-     << "#undef GET_TILE_TARGET_BACKEND_TABLE\nnamespace tile {\n\n";
+     << "#undef GET_TILE_TARGET_BACKEND_TABLE\n";
+  if (!OwnedFormats.empty() || !OwnedExecs.empty())
+    OS << "#include <mutex>\n#include <string>\n";
+  OS << "namespace tile {\n\n";
 
   // Entry points and dialect registration, resolved at link time.
   std::set<std::string> Pipelines, Builders, PassRegistrations, CodeGens,
@@ -1081,22 +1272,30 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
     }
   OS << "\n";
 
+  // Tables that name an owned format or execution backend hold
+  // placeholders until registration, so they are not constexpr.
+  const char *Const = OwnedFormats.empty() && OwnedExecs.empty()
+                          ? "constexpr "
+                          : "";
+  emitOwnedExecution(OS);
   OS << "//===--- Execution compatibility and contracts ---===//\n\n";
   for (const BackendDesc &B : Backends) {
     for (const ExecCompat &C : B.Exec) {
-      OS << "constexpr DeviceFormat k" << B.Id << "_" << cppNameOf(C.Exec)
-         << "Formats[] = {";
+      std::string Array = "k" + B.Id + "_" + cppNameOf(C.Exec) + "Formats";
+      OS << Const << "DeviceFormat " << Array << "[] = {";
       ListSeparator LS;
-      for (const Record *F : C.Formats)
-        OS << LS << "DeviceFormat::" << cppNameOf(F);
+      for (auto [I, F] : enumerate(C.Formats))
+        OS << LS << formatRef(F, Array + "[" + std::to_string(I) + "]");
       OS << "};\n";
     }
     if (B.Exec.empty())
       continue;
-    OS << "constexpr ExecCompatInfo k" << B.Id << "Exec[] = {\n";
-    for (const ExecCompat &C : B.Exec) {
+    OS << Const << "ExecCompatInfo k" << B.Id << "Exec[] = {\n";
+    for (auto [I, C] : enumerate(B.Exec)) {
       std::string EId = cppNameOf(C.Exec);
-      OS << "  {ExecBackendKind::" << EId << ", k" << B.Id << "_" << EId
+      OS << "  {"
+         << execRef(C.Exec, "k" + B.Id + "Exec[" + std::to_string(I) + "].Exec")
+         << ", k" << B.Id << "_" << EId
          << "Formats, " << C.Formats.size() << ", "
          << (C.Exec->getValueAsBit("NeedsHostCodeGen") ? "true" : "false")
          << ", DeviceCompile::"
@@ -1151,11 +1350,14 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
       OS << "};\n";
     }
     if (!B.Outputs.empty()) {
-      OS << "constexpr DeviceOutputInfo k" << B.Id << "Outputs[] = {";
+      OS << Const << "DeviceOutputInfo k" << B.Id << "Outputs[] = {";
       ListSeparator LS;
-      for (auto &[F, Mode] : B.Outputs)
-        OS << LS << "{DeviceFormat::" << cppNameOf(F) << ", OutputMode::"
-           << (Mode == "source" ? "SourceOnly" : "Compiled") << "}";
+      for (auto [I, Out] : enumerate(B.Outputs))
+        OS << LS << "{"
+           << formatRef(Out.first, "k" + B.Id + "Outputs[" +
+                                       std::to_string(I) + "].Format")
+           << ", OutputMode::"
+           << (Out.second == "source" ? "SourceOnly" : "Compiled") << "}";
       OS << "};\n";
     }
     if (!B.OpRequirements.empty()) {
@@ -1191,12 +1393,56 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
        << ",\n   " << Arr(!B.Exec.empty(), "k" + B.Id + "Exec", B.Exec.size())
        << ",\n   " << (B.HostCapable ? "true" : "false") << ",\n   "
        << (B.Emulator.empty() ? "nullptr" : quote(B.Emulator)) << ",\n   "
-       << (B.StorageBytes.empty() ? "nullptr" : B.StorageBytes) << "},\n";
+       << (B.StorageBytes.empty() ? "nullptr" : B.StorageBytes) << ",\n   "
+       << (B.CompileOnly ? "true" : "false") << "},\n";
   }
-  OS << "};\n\n} // namespace\n\n";
+  OS << "};\n\n";
 
-  OS << "/// Registers every target backend of this list, in name order.\n"
-     << "llvm::Error " << RegisterFnName << "(TargetRegistry &R) {\n";
+  if (!OwnedFormats.empty() || !OwnedExecs.empty()) {
+    OS << "/// Adds the formats and execution backends this list declares to "
+          "libTileExec's\n/// tables and writes the values they got into "
+          "the tables above; once per\n/// process.\n"
+       << "llvm::Error registerOwnedExecution() {\n"
+       << "  static std::once_flag Once;\n  static std::string Failure;\n"
+       << "  std::call_once(Once, [] {\n";
+    for (auto [I, F] : enumerate(OwnedFormats))
+      OS << "    llvm::Expected<DeviceFormat> F" << I
+         << " = registerDeviceFormat(kOwnedFormats[" << I << "]);\n"
+         << "    if (!F" << I << ") {\n      Failure = llvm::toString(F" << I
+         << ".takeError());\n      return;\n    }\n"
+         << "    OwnedFormat" << I << " = *F" << I << ";\n";
+    std::vector<std::string> ConsumePatches = std::move(Patches);
+    Patches.clear();
+    // Consumes arrays of owned execution backends come first: they must
+    // hold real values before registerExecBackend reads them.
+    for (auto [I, E] : enumerate(OwnedExecs)) {
+      std::string Array = "kOwnedExec" + std::to_string(I) + "Consumes";
+      for (auto [J, F] : enumerate(E->getValueAsListOfDefs("Consumes")))
+        if (isOwned(F))
+          OS << "    " << Array << "[" << J << "] = OwnedFormat"
+             << OwnedIndex[F] << ";\n";
+    }
+    for (auto [I, E] : enumerate(OwnedExecs))
+      OS << "    llvm::Expected<ExecBackendKind> E" << I
+         << " = registerExecBackend(kOwnedExecs[" << I << "]);\n"
+         << "    if (!E" << I << ") {\n      Failure = llvm::toString(E" << I
+         << ".takeError());\n      return;\n    }\n"
+         << "    OwnedExec" << I << " = *E" << I << ";\n";
+    for (const std::string &P : ConsumePatches)
+      OS << "    " << P << "\n";
+    OS << "  });\n  if (!Failure.empty())\n"
+       << "    return llvm::createStringError(Failure);\n"
+       << "  return llvm::Error::success();\n}\n\n";
+  }
+  OS << "} // namespace\n\n";
+
+  OS << "/// Registers every target backend of this list, in name order";
+  if (!OwnedFormats.empty() || !OwnedExecs.empty())
+    OS << ",\n/// after the device formats and execution backends it "
+          "declares";
+  OS << ".\nllvm::Error " << RegisterFnName << "(TargetRegistry &R) {\n";
+  if (!OwnedFormats.empty() || !OwnedExecs.empty())
+    OS << "  if (llvm::Error E = registerOwnedExecution())\n    return E;\n";
   if (Backends.empty())
     OS << "  (void)R;\n";
   else
@@ -1204,6 +1450,71 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
        << "    if (llvm::Error E = R.addBackend(B))\n      return E;\n";
   OS << "  return llvm::Error::success();\n}\n\n"
      << "} // namespace tile\n#endif // GET_TILE_TARGET_BACKEND_TABLE\n";
+}
+
+/// The descriptors of the formats and execution backends this list's
+/// files declare, and the variables their registered values go to.
+void TargetBackendEmitter::emitOwnedExecution(raw_ostream &OS) {
+  if (OwnedFormats.empty() && OwnedExecs.empty())
+    return;
+  OS << "//===--- Device formats and execution backends of these backends "
+        "---===//\n\n";
+  OS << "} // namespace\n";
+  std::set<std::string> Probes, Factories;
+  for (const Record *E : OwnedExecs) {
+    Probes.insert(E->getValueAsString("Probe").str());
+    if (!E->getValueAsString("Executor").empty())
+      Factories.insert(E->getValueAsString("Executor").str());
+  }
+  OS << "// Probes and executor factories, defined in the backends' folders.\n";
+  for (const std::string &P : Probes)
+    OS << "ExecAvailability " << P << "();\n";
+  for (const std::string &F : Factories)
+    OS << "llvm::Expected<std::unique_ptr<Executor>> " << F
+       << "(const ExecutorOptions &);\n";
+  OS << "namespace {\n\n// The values libTileExec assigned them "
+        "(registerOwnedExecution).\n";
+  for (auto [I, F] : enumerate(OwnedFormats))
+    OS << "DeviceFormat OwnedFormat" << I << " = DeviceFormat(~0u); // "
+       << F->getValueAsString("Name") << "\n";
+  for (auto [I, E] : enumerate(OwnedExecs))
+    OS << "ExecBackendKind OwnedExec" << I << " = ExecBackendKind(~0u); // "
+       << E->getValueAsString("Name") << "\n";
+  if (!OwnedFormats.empty()) {
+    OS << "constexpr DeviceFormatInfo kOwnedFormats[] = {\n";
+    for (const Record *F : OwnedFormats)
+      OS << "  {DeviceFormat(~0u), " << quote(F->getValueAsString("Name"))
+         << ", " << quote(F->getValueAsString("Summary")) << ", "
+         << (F->getValueAsBit("IsText") ? "true" : "false") << "},\n";
+    OS << "};\n";
+  }
+  for (auto [I, E] : enumerate(OwnedExecs)) {
+    std::vector<const Record *> Consumes = E->getValueAsListOfDefs("Consumes");
+    OS << "DeviceFormat kOwnedExec" << I << "Consumes[] = {";
+    ListSeparator LS;
+    for (const Record *F : Consumes)
+      OS << LS
+         << (isOwned(F) ? std::string("DeviceFormat(~0u)")
+                        : "DeviceFormat::" + cppNameOf(F));
+    OS << "};\n";
+  }
+  if (!OwnedExecs.empty()) {
+    OS << "const ExecBackendInfo kOwnedExecs[] = {\n";
+    for (auto [I, E] : enumerate(OwnedExecs)) {
+      StringRef Factory = E->getValueAsString("Executor");
+      OS << "  {ExecBackendKind(~0u), " << quote(E->getValueAsString("Name"))
+         << ",\n   " << quote(E->getValueAsString("Summary")) << ",\n   "
+         << "kOwnedExec" << I << "Consumes, "
+         << E->getValueAsListOfDefs("Consumes").size() << ", "
+         << (E->getValueAsBit("NeedsHostCodeGen") ? "true" : "false")
+         << ", DeviceCompile::"
+         << cppIdent(E->getValueAsDef("Compile")->getValueAsString("Name"))
+         << ", " << E->getValueAsString("Probe") << ", "
+         << (Factory.empty() ? StringRef("nullptr") : Factory) << "},\n";
+    }
+    OS << "};\n";
+  }
+  OS << "\n";
 }
 
 void TargetBackendEmitter::emitEmulatorTable(raw_ostream &OS) {
@@ -1267,6 +1578,7 @@ void TargetBackendEmitter::run(raw_ostream &OS) {
   collectKinds();
   collectBackends();
   collectOpRequirements();
+  collectOwnedExecution();
   checkKindOwnership();
   if (ErrorsPrinted)
     return;

@@ -1,8 +1,13 @@
 //===- ExecutionBackend.h - Shared execution backends -----------*- C++ -*-===//
 //
-// The execution backends of libTileExec (orc, cuda, hsa, level-zero, metal,
-// webgpu) as constant descriptors generated from
-// include/tile/Exec/ExecutionBackends.td, and their availability.
+// The execution backends and device formats: the shared ones of libTileExec
+// (orc, cuda, hsa, level-zero, metal, webgpu), constant descriptors generated
+// from include/tile/Exec/ExecutionBackends.td, and those a target backend
+// declares in its own .td, which its generated registration function adds
+// to the same tables at run time (registerDeviceFormat, registerExecBackend).
+// Shared ones have the enumerators of DeviceFormat and ExecBackendKind; a
+// registered one gets the next free value, so code names it by looking it
+// up (lookupDeviceFormat, lookupExecBackend).
 //
 // Availability is probed lazily: the first question about a backend loads
 // its driver library with dlopen and initializes it; the answer (with the
@@ -21,6 +26,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -30,6 +36,9 @@
 #include "tile/Exec/ExecBackends.inc"
 
 namespace tile {
+
+class Executor;
+struct ExecutorOptions;
 
 /// When device code becomes machine code.
 enum class DeviceCompile : uint8_t {
@@ -65,6 +74,9 @@ struct ExecAvailability {
 };
 
 using ExecProbeFn = ExecAvailability (*)();
+/// Creates the executor of an available execution backend.
+using ExecutorFactoryFn =
+    llvm::Expected<std::unique_ptr<Executor>> (*)(const ExecutorOptions &);
 
 struct ExecBackendInfo {
   ExecBackendKind Kind;
@@ -76,6 +88,9 @@ struct ExecBackendInfo {
   bool NeedsHostCodeGen;
   DeviceCompile Compile;
   ExecProbeFn Probe;
+  /// Null while the backend has no executor in this build (Executor::create
+  /// then says so).
+  ExecutorFactoryFn Create;
 
   llvm::ArrayRef<DeviceFormat> consumes() const {
     return {Consumes, NumConsumes};
@@ -83,16 +98,31 @@ struct ExecBackendInfo {
   bool consumes(DeviceFormat F) const;
 };
 
-/// Every execution backend, sorted by name.
+/// Every execution backend: the shared ones sorted by name, then the
+/// registered ones in registration order.
 llvm::ArrayRef<ExecBackendInfo> getExecBackends();
 const ExecBackendInfo &getExecBackendInfo(ExecBackendKind K);
 /// Null when \p Name names no execution backend.
 const ExecBackendInfo *lookupExecBackend(llvm::StringRef Name);
 
-/// Every device format, sorted by name.
+/// Every device format: the shared ones sorted by name, then the registered
+/// ones in registration order.
 llvm::ArrayRef<DeviceFormatInfo> getDeviceFormats();
 const DeviceFormatInfo &getDeviceFormatInfo(DeviceFormat F);
 const DeviceFormatInfo *lookupDeviceFormat(llvm::StringRef Name);
+
+/// Adds a device format that a target backend declares in its own .td
+/// (Info.Format is ignored) and returns its value. Registering a name again
+/// with the same description returns the value it got the first time; a
+/// name taken by another format is an error. The strings must outlive the
+/// process (the generated tables pass literals).
+llvm::Expected<DeviceFormat> registerDeviceFormat(const DeviceFormatInfo &Info);
+
+/// Adds an execution backend that a target backend declares in its own .td
+/// (Info.Kind is ignored; every format it consumes must be registered or
+/// shared) and returns its value, as registerDeviceFormat does. Info.Consumes
+/// must outlive the process.
+llvm::Expected<ExecBackendKind> registerExecBackend(const ExecBackendInfo &Info);
 
 /// Probes \p K on first use (thread-safe) and returns the cached answer.
 const ExecAvailability &getExecAvailability(ExecBackendKind K);

@@ -1,9 +1,11 @@
 //===- ExecutionBackends.td - Shared execution backends ------*- tablegen -*-===//
 //
-// The device formats and the execution backends of libTileExec. Target
+// The shared device formats and execution backends of libTileExec. Target
 // backends include this file and name the execution backends they are
-// compatible with; libTileExec generates its tables and probe list from it
-// (tile-tblgen -gen-exec-backends).
+// compatible with; libTileExec generates its tables, probes and executor
+// factories from it (tile-tblgen -gen-exec-backends). A format or execution
+// backend that one target backend alone uses may live in that backend's .td
+// instead (docs/BackendAuthoring.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +59,7 @@ def OrcExec : ExecutionBackend<"orc"> {
   let NeedsHostCodeGen = 1;
   let Compile = DeferredCompile;
   let Probe = "probeOrcExecution";
+  let Executor = "createOrcExecutor";
   let CppName = "Orc";
 }
 
@@ -66,6 +69,7 @@ def CudaExec : ExecutionBackend<"cuda"> {
   let NeedsHostCodeGen = 1;
   let Compile = EagerCompile;
   let Probe = "probeCudaDriver";
+  let Executor = "createCudaExecutor";
   let CppName = "Cuda";
 }
 
@@ -75,6 +79,7 @@ def HsaExec : ExecutionBackend<"hsa"> {
   let NeedsHostCodeGen = 1;
   let Compile = EagerCompile;
   let Probe = "probeHsaRuntime";
+  let Executor = "createHsaExecutor";
   let CppName = "Hsa";
 }
 
@@ -84,6 +89,7 @@ def LevelZeroExec : ExecutionBackend<"level-zero"> {
   let NeedsHostCodeGen = 1;
   let Compile = DeferredCompile;
   let Probe = "probeLevelZero";
+  let Executor = "createLevelZeroExecutor";
   let CppName = "LevelZero";
 }
 
@@ -102,6 +108,7 @@ def WebGPUExec : ExecutionBackend<"webgpu"> {
   let NeedsHostCodeGen = 0;
   let Compile = DeferredCompile;
   let Probe = "probeWebGPU";
+  let Executor = "createWebGPUExecutor";
   let CppName = "WebGPU";
 }
 

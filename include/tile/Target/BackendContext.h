@@ -94,6 +94,10 @@ public:
   const TargetSpec &getHostTarget() const { return Host; }
   const TargetBackendInfo &getHostBackend() const { return *HostBackend; }
 
+  /// False only for a compile-only backend (TargetBackendInfo::
+  /// CompileOnly) resolved for compilation: nothing runs its output, and
+  /// getExecBackend() and getExecContract() must not be called.
+  bool hasExecBackend() const { return Exec != nullptr; }
   const ExecBackendInfo &getExecBackend() const { return *Exec; }
   /// What the execution backend consumes from this target backend.
   const ExecCompatInfo &getExecContract() const { return *Contract; }

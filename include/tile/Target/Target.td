@@ -2,7 +2,9 @@
 //
 // A target backend (lib/Target/<B>/<B>.td) and a shared execution backend
 // (include/tile/Exec/ExecutionBackends.td) are described with the classes
-// below. The records are data only: tile-tblgen -gen-target-backends and
+// below. A device format or execution backend that only one target backend
+// uses may instead be declared in that backend's .td, next to it: its
+// generated registration function then adds them to libTileExec's tables. The records are data only: tile-tblgen -gen-target-backends and
 // -gen-exec-backends check them (located errors) and emit constant tables,
 // and C++ in lib/Target and lib/Exec gives them behaviour.
 //
@@ -46,7 +48,9 @@ def EagerCompile : DeviceCompile<"eager">;
 /// ORC, zeModuleCreate, a shading-language compiler).
 def DeferredCompile : DeviceCompile<"deferred">;
 
-/// A shared execution backend (Build -> Load -> Launch) in libTileExec.
+/// An execution backend (Build -> Load -> Launch): shared, in libTileExec
+/// (ExecutionBackends.td), or a target backend's own, in its .td with its
+/// probe and executor in its folder.
 class ExecutionBackend<string name> {
   string Name = name;
   string Summary = "";
@@ -59,7 +63,13 @@ class ExecutionBackend<string name> {
   /// C++ function in namespace tile, `ExecAvailability F()`: the lazy
   /// availability probe (dlopen + driver init; never a link dependency).
   string Probe = "";
+  /// C++ function in namespace tile, `llvm::Expected<std::unique_ptr<
+  /// Executor>> F(const ExecutorOptions &)`: creates the executor once the
+  /// probe has found the backend available; empty while the backend has no
+  /// executor in this build (Executor::create says so).
+  string Executor = "";
   /// C++ enumerator in tile::ExecBackendKind; derived from Name when empty.
+  /// Only shared execution backends have one.
   string CppName = "";
 }
 
@@ -301,6 +311,10 @@ class TargetBackend<string name> {
   list<DeviceOutput> Outputs = [];
   /// Compatible execution backends, in the order `auto` tries them.
   list<ExecutionBackend> ExecutionBackends = [];
+  /// Set while nothing runs the backend's output yet: ExecutionBackends
+  /// stays empty, tile-llc compiles for it, and resolving it to run
+  /// (tile-jit) says that it has no runtime.
+  bit CompileOnly = 0;
   /// Its kinds may be named as the host target of another backend.
   bit HostCapable = 0;
   /// Emulator entry point (see above); empty for none.

@@ -241,6 +241,9 @@ struct TargetBackendInfo {
   /// On-chip storage of an element where it differs from the dtype's size
   /// (resource limits measure with it); null: the dtype's size.
   StorageBytesFn StorageBytes;
+  /// Nothing runs the backend's output yet (its .td sets CompileOnly): it
+  /// has no execution backend, and resolution for running it fails.
+  bool CompileOnly;
 
   llvm::ArrayRef<BackendKindInfo> kinds() const { return {Kinds, NumKinds}; }
   llvm::ArrayRef<TargetFeatureInfo> featureTable() const {

@@ -1,13 +1,14 @@
-//===- CudaExecutor.h - Executors and the JIT-linked host code --*- C++ -*-===//
+//===- HostCode.h - The JIT-linked host code of an artifact -----*- C++ -*-===//
 //
 // Private to libTileExec: the host code of an artifact, linked in this
 // process by ORC (shared by every execution backend whose host code runs
-// on this CPU), and the constructors of the executors.
+// on this CPU). The executors' factories are declared by the generated
+// ExecBackends.inc (ExecutorFactories.h).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILE_LIB_EXEC_CUDAEXECUTOR_H
-#define TILE_LIB_EXEC_CUDAEXECUTOR_H
+#ifndef TILE_LIB_EXEC_HOSTCODE_H
+#define TILE_LIB_EXEC_HOSTCODE_H
 
 #include "tile/Exec/Executor.h"
 #include "llvm/ADT/StringMap.h"
@@ -73,11 +74,6 @@ private:
 /// The host code of \p A alone (its device code runs elsewhere).
 llvm::Expected<std::unique_ptr<HostCode>> loadHostCode(const KernelArtifact &A);
 
-llvm::Expected<std::unique_ptr<Executor>>
-createOrcExecutor(const ExecutorOptions &Opts);
-llvm::Expected<std::unique_ptr<Executor>> createCudaExecutor();
-llvm::Expected<std::unique_ptr<Executor>> createWebGPUExecutor();
-
 } // namespace tile
 
-#endif // TILE_LIB_EXEC_CUDAEXECUTOR_H
+#endif // TILE_LIB_EXEC_HOSTCODE_H
