@@ -44,11 +44,13 @@ tile::runExternalTool(llvm::StringRef Program,
   llvm::SmallString<128> In, Out, Log;
   if (std::error_code EC = llvm::sys::fs::createTemporaryFile("tile", InExt, In))
     return llvm::createStringError("cannot create a temporary file: " + EC.message());
-  llvm::sys::fs::createTemporaryFile("tile", OutExt, Out);
+  if (!OutExt.empty())
+    llvm::sys::fs::createTemporaryFile("tile", OutExt, Out);
   llvm::sys::fs::createTemporaryFile("tile", "log", Log);
-  auto Cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit Cleanup([&] {
     llvm::sys::fs::remove(In);
-    llvm::sys::fs::remove(Out);
+    if (!Out.empty())
+      llvm::sys::fs::remove(Out);
     llvm::sys::fs::remove(Log);
   });
   {
@@ -58,14 +60,16 @@ tile::runExternalTool(llvm::StringRef Program,
   }
   std::vector<llvm::StringRef> Args = {Program};
   Args.insert(Args.end(), Flags.begin(), Flags.end());
-  Args.insert(Args.end(), {In.str(), "-o", Out.str()});
+  Args.push_back(In.str());
+  if (!Out.empty())
+    Args.insert(Args.end(), {"-o", Out.str()});
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(), Log.str()};
   ExternalToolRun R;
   R.ExitCode = llvm::sys::ExecuteAndWait(Program, Args, std::nullopt, Redirects,
                                          0, 0, &R.ErrMsg);
   if (auto LogBuf = llvm::MemoryBuffer::getFile(Log))
     R.Log = (*LogBuf)->getBuffer().str();
-  if (R.ExitCode == 0)
+  if (R.ExitCode == 0 && !Out.empty())
     if (auto OutBuf = llvm::MemoryBuffer::getFile(Out, /*IsText=*/false))
       R.Output = (*OutBuf)->getBuffer().str();
   return R;

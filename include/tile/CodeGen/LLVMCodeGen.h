@@ -310,8 +310,9 @@ struct ExternalToolRun {
 
 /// Runs `Program Flags... <in> -o <out>` on \p Input written to the
 /// temporary file <in> (extension \p InExt), with <out> a temporary file
-/// with extension \p OutExt, and removes both afterwards. An error only
-/// when the temporary input file cannot be created.
+/// with extension \p OutExt, and removes both afterwards; with an empty
+/// \p OutExt (a checker, such as a validator) `Program Flags... <in>`.
+/// An error only when the temporary input file cannot be created.
 llvm::Expected<ExternalToolRun>
 runExternalTool(llvm::StringRef Program, llvm::ArrayRef<llvm::StringRef> Flags,
                 llvm::StringRef Input, llvm::StringRef InExt,

@@ -15,12 +15,27 @@
 // to zeModuleCreate) and as its textual form (-emit=device). Host code is
 // the shared packed-API entry for tensors in oneAPI device memory.
 //
+// Where the toolchain runs, both emissions happen in a child process, LLVM
+// 22's own llc, on the optimized module as bitcode. LLVM 22's SPIR-V
+// backend keeps its module analysis in a static (SPIRVModuleAnalysis::MAI;
+// made a member upstream by llvm-project PR 160956, after the 22 branch)
+// whose basic-block numbering, keyed by MachineFunction address, is never
+// cleared: once a process has emitted one SPIR-V module, a later module
+// whose machine function lands at a freed one's address reuses the old
+// module's ids, and the output is invalid ("Id 2 is defined more than
+// once" from spirv-val). Emitting in process went wrong for about one
+// generated kernel in ten after a hundred compiles in one process, and
+// intermittently even for tile-llc's second emission. With the toolchain
+// turned off (the pipeline fuzzer) the emissions stay in process, and the
+// artifact's `spirv-emission` note says so.
+//
 //===----------------------------------------------------------------------===//
 
 #include "LegalizeForOpenCL.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/IntrinsicsSPIRV.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Target/TargetMachine.h"
@@ -118,6 +133,34 @@ public:
 
 std::once_flag InitOnce;
 
+constexpr const char *SPIRVTriple = "spirv64v1.0-unknown-unknown";
+
+/// LLVM 22's llc: $TILE_LLC, llc-22 on the PATH, LLVM 22's own.
+std::optional<std::string> findLLC() {
+  return findExternalTool("TILE_LLC", "llc-22", "/usr/lib/llvm-22/bin/llc");
+}
+
+/// The SPIR-V of \p Bitcode (the optimized module) as \p Kind, emitted by
+/// \p LLC in a process of its own.
+llvm::Expected<std::string> emitWithLLC(llvm::StringRef LLC,
+                                        llvm::StringRef Bitcode, EmitKind Kind) {
+  const bool Obj = Kind == EmitKind::Object;
+  // -O3: the level of the in-process emission (createTargetMachine's
+  // default), which gives byte-identical output.
+  const std::string Triple = std::string("-mtriple=") + SPIRVTriple;
+  llvm::Expected<ExternalToolRun> Run = runExternalTool(
+      LLC, {"-O3", Triple, Obj ? "-filetype=obj" : "-filetype=asm"}, Bitcode,
+      "bc", Obj ? "spv" : "spvasm");
+  if (!Run)
+    return Run.takeError();
+  if (Run->ExitCode != 0)
+    return llvm::createStringError("SPIR-V code generation failed: " +
+                                   Run->getFailureMessage(LLC));
+  if (!Run->Output)
+    return llvm::createStringError(LLC + " wrote no SPIR-V");
+  return std::move(*Run->Output);
+}
+
 } // namespace
 
 llvm::Error generateLevelZeroDeviceCode(const BackendContext &Ctx,
@@ -129,7 +172,7 @@ llvm::Error generateLevelZeroDeviceCode(const BackendContext &Ctx,
     LLVMInitializeSPIRVTargetMC();
     LLVMInitializeSPIRVAsmPrinter();
   });
-  auto TM = createTargetMachine("spirv64v1.0-unknown-unknown", "");
+  auto TM = createTargetMachine(SPIRVTriple, "");
   if (!TM)
     return TM.takeError();
   llvm::LLVMContext C;
@@ -145,24 +188,50 @@ llvm::Error generateLevelZeroDeviceCode(const BackendContext &Ctx,
     return E;
   optimizeModule(LM, **TM);
   Artifact.Notes["device-llvm"] = printLLVMModule(LM);
-  std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(LM);
-  auto Text = emitMachineCode(*Copy, **TM, EmitKind::Assembly);
-  if (!Text)
-    return Text.takeError();
-  // A fresh target machine for the second emission: the SPIR-V subtarget's
-  // global registry keeps entries (keyed by the context's types) that point
-  // into the first emission's machine functions, freed by then; reusing it
-  // crashed intermittently in the pre-legalizer and the IRTranslator.
-  auto ObjTM = createTargetMachine("spirv64v1.0-unknown-unknown", "");
-  if (!ObjTM)
-    return ObjTM.takeError();
-  auto Binary = emitMachineCode(LM, **ObjTM, EmitKind::Object);
-  if (!Binary)
-    return Binary.takeError();
+  std::optional<std::string> LLC =
+      Ctx.runsToolchain() ? findLLC() : std::nullopt;
+  std::string Text, Binary;
+  if (LLC) {
+    std::string Bitcode;
+    llvm::raw_string_ostream BC(Bitcode);
+    llvm::WriteBitcodeToFile(LM, BC);
+    auto Asm = emitWithLLC(*LLC, Bitcode, EmitKind::Assembly);
+    if (!Asm)
+      return Asm.takeError();
+    auto Obj = emitWithLLC(*LLC, Bitcode, EmitKind::Object);
+    if (!Obj)
+      return Obj.takeError();
+    Text = std::move(*Asm);
+    Binary = std::move(*Obj);
+    Artifact.Notes["spirv-emission"] = "llc (" + *LLC + ")";
+  } else {
+    std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(LM);
+    auto Asm = emitMachineCode(*Copy, **TM, EmitKind::Assembly);
+    if (!Asm)
+      return Asm.takeError();
+    // A fresh target machine for the second emission: the SPIR-V
+    // subtarget's global registry keeps entries (keyed by the context's
+    // types) that point into the first emission's machine functions,
+    // freed by then; reusing it crashed intermittently in the
+    // pre-legalizer and the IRTranslator.
+    auto ObjTM = createTargetMachine(SPIRVTriple, "");
+    if (!ObjTM)
+      return ObjTM.takeError();
+    auto Obj = emitMachineCode(LM, **ObjTM, EmitKind::Object);
+    if (!Obj)
+      return Obj.takeError();
+    Text = std::move(*Asm);
+    Binary = std::move(*Obj);
+    Artifact.Notes["spirv-emission"] =
+        Ctx.runsToolchain()
+            ? "in process: no llc-22 was found (set TILE_LLC); the output "
+              "may be invalid when this process emitted SPIR-V before"
+            : "in process: the external toolchain was turned off";
+  }
   if (llvm::Error E = Diags.takeError("SPIR-V code generation failed:"))
     return E;
-  Artifact.DeviceSource = std::move(*Text);
-  Artifact.DeviceCode = std::move(*Binary);
+  Artifact.DeviceSource = std::move(Text);
+  Artifact.DeviceCode = std::move(Binary);
   Artifact.DeviceFmt = DeviceFormat::SPIRV;
   return llvm::Error::success();
 }
