@@ -54,7 +54,8 @@ def NewGpu : TargetBackend<"NewGpu"> {
   let Variant = AttrNot<AttrBelow<"gen", "g3">>;
   let Features = [FeatureWhen<FeatA, AttrAllOf<[AttrAtLeast<"gen", "g3">, AttrIn<"fast", ["true"]>]>>];
   let Dialects = [DemoDialect];
-  let Pipeline = "runNewPipeline";
+  // Only the pass list: the table defines runNewGpuPipeline over it.
+  let PassPipeline = "buildNewPipeline";
   let DeviceCodeGen = "genGpuDevice";
   let HostCodeGen = "genGpuHost";
   let Outputs = [DeviceOutput<FormatCubin, Compiled>, DeviceOutput<FormatLLVMIR, SourceOnly>];
@@ -103,8 +104,8 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK:      #ifdef GET_TILE_TARGET_BACKEND_TABLE
 // CHECK:      // Entry points, defined in each backend's library.
 // CHECK-NEXT: llvm::Error runHostPipeline(const BackendContext &, Module &);
-// CHECK-NEXT: llvm::Error runNewPipeline(const BackendContext &, Module &);
 // CHECK-NEXT: llvm::Error runOldPipeline(const BackendContext &, Module &);
+// CHECK-NEXT: void buildNewPipeline(const BackendContext &, PassManager &);
 // CHECK-NEXT: void registerHostPasses(PassRegistry &);
 // CHECK-NEXT: llvm::Error genGpuDevice(const BackendContext &, const Module &, KernelArtifact &);
 // CHECK-NEXT: llvm::Error genGpuHost(const BackendContext &, const Module &, KernelArtifact &);
@@ -112,6 +113,11 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT: llvm::Error genHostHost(const BackendContext &, const Module &, KernelArtifact &);
 // CHECK-NEXT: void registerDemoOps(OpRegistry &);
 // CHECK-NOT:  emulateNewGpu
+// The pipeline of a backend that names only its pass list.
+// CHECK:      llvm::Error runBackendPipeline(const BackendContext &, Module &,
+// CHECK:      llvm::Error runNewGpuPipeline(const BackendContext &Ctx, Module &M) {
+// CHECK-NEXT:   return runBackendPipeline(Ctx, M, buildNewPipeline, "NewGpu");
+// CHECK-NEXT: }
 
 // Implications closed: feat_a = bits 1, 2, 3.
 // CHECK:      constexpr TargetFeatureInfo kFeatures[] = {
@@ -213,6 +219,8 @@ def : OpNeedsFeatures<DemoMmaOp, [FeatB]>;
 // CHECK-NEXT:    nullptr,
 // CHECK-NEXT:    false},
 // CHECK-NEXT:   {"NewGpu", "g3 and later",
+// CHECK:         runNewGpuPipeline, "runNewGpuPipeline",
+// CHECK-NEXT:    buildNewPipeline, nullptr,
 // CHECK:         kNewGpuExec, 2,
 // CHECK-NEXT:    false,
 // CHECK-NEXT:    "emulateNewGpu",

@@ -234,7 +234,7 @@ def Bad : Simple<"Bad", BadKind>;
 
 #ifdef NOPIPELINE
 def CaseKind : TargetKind<"case">;
-// NOPIPELINE: target-errors.td:[[@LINE+1]]:5: error: target backend 'Other' names no Pipeline entry point (a C++ function in namespace tile)
+// NOPIPELINE: target-errors.td:[[@LINE+1]]:5: error: target backend 'Other' names no Pipeline entry point (a C++ function in namespace tile); or name a PassPipeline, whose passes the generated table then runs
 def Other : Simple<"Other", CaseKind> {
   let Pipeline = "";
 }

@@ -310,6 +310,8 @@ struct BackendDesc {
   std::vector<ExecCompat> Exec;
   bool HostCapable = false;
   bool CompileOnly = false;
+  /// Pipeline is generated over PassPipeline.
+  bool GeneratedPipeline = false;
   std::vector<std::pair<std::string, uint64_t>> OpRequirements;
   std::vector<const Record *> Limits; // ResourceLimit records, in order
 };
@@ -748,17 +750,27 @@ void TargetBackendEmitter::collectBackends() {
       if (V.empty() && !Required)
         return V;
       if (V.empty())
-        PrintError(R->getLoc(), Where + " names no " + Field +
-                                    " entry point (a C++ function in "
-                                    "namespace tile)");
+        PrintError(R->getLoc(),
+                   Where + " names no " + Field +
+                       " entry point (a C++ function in namespace tile)" +
+                       (Field == "Pipeline"
+                            ? "; or name a PassPipeline, whose passes the "
+                              "generated table then runs"
+                            : ""));
       else if (!isCppIdentifier(V))
         PrintError(R->getFieldLoc(Field),
                    Field + " entry point '" + V + "' of " + Where +
                        " is not an unqualified C++ identifier");
       return V;
     };
-    B.Pipeline = EntryPoint("Pipeline", true);
+    // Without a Pipeline, the generated table runs PassPipeline's passes
+    // (runBackendPipeline) in a run<Id>Pipeline of its own.
     B.PassPipeline = EntryPoint("PassPipeline", false);
+    B.Pipeline = EntryPoint("Pipeline", B.PassPipeline.empty());
+    if (B.Pipeline.empty() && !B.PassPipeline.empty()) {
+      B.Pipeline = "run" + B.Id + "Pipeline";
+      B.GeneratedPipeline = true;
+    }
     B.RegisterPasses = EntryPoint("RegisterPasses", false);
     B.DeviceCodeGen = EntryPoint("DeviceCodeGen", true);
     B.HostCodeGen = EntryPoint("HostCodeGen", false);
@@ -1175,7 +1187,10 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
   }
   OS << "// Entry points, defined in each backend's library.\n";
   for (const std::string &F : Pipelines)
-    OS << "llvm::Error " << F << "(const BackendContext &, Module &);\n";
+    if (none_of(Backends, [&](const BackendDesc &B) {
+          return B.GeneratedPipeline && B.Pipeline == F;
+        }))
+      OS << "llvm::Error " << F << "(const BackendContext &, Module &);\n";
   for (const std::string &F : Builders)
     OS << "void " << F << "(const BackendContext &, PassManager &);\n";
   for (const std::string &F : PassRegistrations)
@@ -1191,6 +1206,21 @@ void TargetBackendEmitter::emitTable(raw_ostream &OS) {
        << "(const BackendContext &, const Module &, KernelArtifact &);\n";
   for (const std::string &F : DialectFns)
     OS << "void " << F << "(OpRegistry &);\n";
+  if (any_of(Backends, [](const BackendDesc &B) { return B.GeneratedPipeline; })) {
+    OS << "\n// Pipelines of the backends that declare only their pass list: "
+          "its passes,\n// run by the shared pass manager "
+          "(tile/Transforms/PassManager.h).\n"
+       << "llvm::Error runBackendPipeline(const BackendContext &, Module &,\n"
+       << "                               void (*)(const BackendContext &, "
+          "PassManager &),\n"
+       << "                               llvm::StringRef);\n";
+    for (const BackendDesc &B : Backends)
+      if (B.GeneratedPipeline)
+        OS << "llvm::Error " << B.Pipeline
+           << "(const BackendContext &Ctx, Module &M) {\n"
+           << "  return runBackendPipeline(Ctx, M, " << B.PassPipeline << ", "
+           << quote(B.Name) << ");\n}\n";
+  }
   OS << "\nnamespace {\n\n";
 
   OS << "//===--- Target features (implications closed) ---===//\n\n"

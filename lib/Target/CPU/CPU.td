@@ -38,7 +38,6 @@ def CPUBackend : TargetBackend<"CPU"> {
   let Summary = "host CPUs: vectorized LLVM IR, or C source";
   let Kinds = [CpuKind, LlvmKind, CKind];
   let Dialects = [CPUDialect];
-  let Pipeline = "runCPUPipeline";
   let PassPipeline = "buildCPUPipeline";
   let RegisterPasses = "registerCPUPasses";
   let DeviceCodeGen = "generateCPUDeviceCode";

@@ -44,8 +44,4 @@ void buildCPUPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createSimplifyPass());
 }
 
-llvm::Error runCPUPipeline(const BackendContext &Ctx, Module &M) {
-  return runBackendPipeline(Ctx, M, buildCPUPipeline, "CPU");
-}
-
 } // namespace tile

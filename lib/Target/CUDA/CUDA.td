@@ -66,7 +66,6 @@ def CUDABackend : TargetBackend<"CUDA"> {
   let Variant = AttrBelow<"arch", "sm_90a">;
   let Features = CudaCommonFeatures;
   let Dialects = [CUDADialect];
-  let Pipeline = "runCUDAPipeline";
   let PassPipeline = "buildCUDAPipeline";
   let RegisterPasses = "registerCUDAPasses";
   let DeviceCodeGen = "generateCUDADeviceCode";

@@ -31,8 +31,4 @@ void buildCUDAPipeline(const BackendContext &, PassManager &PM) {
   appendSIMTPasses(PM);
 }
 
-llvm::Error runCUDAPipeline(const BackendContext &Ctx, Module &M) {
-  return runBackendPipeline(Ctx, M, buildCUDAPipeline, "CUDA");
-}
-
 } // namespace tile

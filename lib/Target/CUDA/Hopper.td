@@ -19,7 +19,6 @@ def HopperBackend : TargetBackend<"Hopper"> {
     FeatureWhen<FeatureWarpSpecialization, HopperArch>,
   ]);
   let Dialects = [CUDADialect];
-  let Pipeline = "runHopperPipeline";
   let PassPipeline = "buildHopperPipeline";
   let RegisterPasses = "registerCUDAPasses";
   let DeviceCodeGen = "generateCUDADeviceCode";

@@ -29,8 +29,4 @@ void buildHopperPipeline(const BackendContext &, PassManager &PM) {
   appendSIMTPasses(PM);
 }
 
-llvm::Error runHopperPipeline(const BackendContext &Ctx, Module &M) {
-  return runBackendPipeline(Ctx, M, buildHopperPipeline, "Hopper");
-}
-
 } // namespace tile

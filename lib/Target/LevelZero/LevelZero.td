@@ -14,7 +14,6 @@ def LevelZeroKind : TargetKind<"level_zero"> {
 def LevelZeroBackend : TargetBackend<"LevelZero"> {
   let Summary = "Intel GPUs: SPIR-V kernels through Level Zero";
   let Kinds = [LevelZeroKind];
-  let Pipeline = "runLevelZeroPipeline";
   let PassPipeline = "buildLevelZeroPipeline";
   let DeviceCodeGen = "generateLevelZeroDeviceCode";
   let HostCodeGen = "generateLevelZeroHostCode";

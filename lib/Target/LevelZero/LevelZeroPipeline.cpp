@@ -41,8 +41,4 @@ void buildLevelZeroPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createPlanSharedMemoryPass());
 }
 
-llvm::Error runLevelZeroPipeline(const BackendContext &Ctx, Module &M) {
-  return runBackendPipeline(Ctx, M, buildLevelZeroPipeline, "Level Zero");
-}
-
 } // namespace tile

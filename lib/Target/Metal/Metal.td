@@ -22,7 +22,6 @@ def MetalBackend : TargetBackend<"Metal"> {
   let Kinds = [MetalKind];
   let Features = [FeatureWhen<FeatureSimdgroupMatrix>];
   let Dialects = [MetalDialect];
-  let Pipeline = "runMetalPipeline";
   let PassPipeline = "buildMetalPipeline";
   let DeviceCodeGen = "generateMetalDeviceCode";
   let Outputs = [DeviceOutput<FormatMSL, SourceOnly>,

@@ -51,8 +51,4 @@ void buildMetalPipeline(const BackendContext &Ctx, PassManager &PM) {
   PM.addPass(createSimplifyPass());
 }
 
-llvm::Error runMetalPipeline(const BackendContext &Ctx, Module &M) {
-  return runBackendPipeline(Ctx, M, buildMetalPipeline, "Metal");
-}
-
 } // namespace tile

@@ -33,7 +33,6 @@ def ROCmBackend : TargetBackend<"ROCm"> {
     FeatureWhen<FeatureXF32, AttrIn<"mcpu", ["gfx942"]>>,
   ];
   let Dialects = [ROCmDialect];
-  let Pipeline = "runROCmPipeline";
   let PassPipeline = "buildROCmPipeline";
   let DeviceCodeGen = "generateROCmDeviceCode";
   let HostCodeGen = "generateROCmHostCode";

@@ -47,8 +47,4 @@ void buildROCmPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createPlanSharedMemoryPass());
 }
 
-llvm::Error runROCmPipeline(const BackendContext &Ctx, Module &M) {
-  return runBackendPipeline(Ctx, M, buildROCmPipeline, "ROCm");
-}
-
 } // namespace tile

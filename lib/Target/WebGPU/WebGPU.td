@@ -26,7 +26,6 @@ def WebGPUBackend : TargetBackend<"WebGPU"> {
   let Summary = "WebGPU: WGSL compute shaders";
   let Kinds = [WebGPUKind];
   let Features = [FeatureWhen<FeatureShaderF16, AttrIn<"f16", ["true"]>>];
-  let Pipeline = "runWebGPUPipeline";
   let PassPipeline = "buildWebGPUPipeline";
   let DeviceCodeGen = "generateWebGPUDeviceCode";
   let StorageBytes = "getWebGPUStorageBytes";

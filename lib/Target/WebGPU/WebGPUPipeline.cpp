@@ -51,8 +51,4 @@ void buildWebGPUPipeline(const BackendContext &Ctx, PassManager &PM) {
   PM.addPass(createSimplifyPass());
 }
 
-llvm::Error runWebGPUPipeline(const BackendContext &Ctx, Module &M) {
-  return runBackendPipeline(Ctx, M, buildWebGPUPipeline, "WebGPU");
-}
-
 } // namespace tile

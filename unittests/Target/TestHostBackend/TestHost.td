@@ -39,7 +39,8 @@ def TestHostBackend : TargetBackend<"TestHost"> {
   let Summary = "unit-test backend with a device format and runtime of its own";
   let Kinds = [TestHostKind];
   let Dialects = [CPUDialect];
-  let Pipeline = "runTestHostPipeline";
+  // The generated table runs these passes (runTestHostPipeline).
+  let PassPipeline = "buildTestHostPipeline";
   let DeviceCodeGen = "generateTestHostDeviceCode";
   let HostCodeGen = "generateTestHostHostCode";
   let Outputs = [DeviceOutput<FormatTestHostObject, Compiled>];

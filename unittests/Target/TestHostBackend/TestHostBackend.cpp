@@ -14,12 +14,13 @@
 #include "tile/IR/IR.h"
 #include "tile/IR/OpRegistry.h"
 #include "tile/Target/BackendContext.h"
+#include "tile/Transforms/PassManager.h"
 
 namespace tile {
 
 // The CPU backend's entry points (lib/Target/CPU), which this backend
 // compiles with.
-llvm::Error runCPUPipeline(const BackendContext &, Module &);
+void buildCPUPipeline(const BackendContext &, PassManager &);
 llvm::Error generateCPUDeviceCode(const BackendContext &, const Module &,
                                   KernelArtifact &);
 llvm::Error generateCPUHostCode(const BackendContext &, const Module &,
@@ -84,8 +85,8 @@ private:
 
 } // namespace
 
-llvm::Error runTestHostPipeline(const BackendContext &Ctx, Module &M) {
-  return runCPUPipeline(Ctx, M);
+void buildTestHostPipeline(const BackendContext &Ctx, PassManager &PM) {
+  buildCPUPipeline(Ctx, PM);
 }
 
 llvm::Error generateTestHostDeviceCode(const BackendContext &Ctx,
