@@ -9,12 +9,18 @@
 2. Per-call launch overhead from Python of an already-compiled kernel,
    beside a Triton kernel launch in the same run: the same elementwise add
    on the same tensors (N = 4096 f32), R launches back to back, host time
-   per launch (median of 7 rounds), and torch's own add for scale. Measured
-   for the launcher's direct torch path and for the plain __dlpack__ path,
-   and, to attribute the time, the C API call alone (tileLaunchCall through
-   ctypes on arguments already written). Then the checks the direct path
+   per launch (median of 7 rounds of 2000, and of 35 rounds of 200), and
+   torch's own add for scale. Measured for the launcher's direct torch
+   path, for the plain __dlpack__ path and for the launcher before this
+   change (main's package as tile_old, when carried); to attribute the
+   time: the launcher's Python alone (tileLaunchCall replaced by a C
+   function returning at once), the C API call alone (tileLaunchCall
+   through ctypes on arguments already written), the launcher with each of
+   its measures taken back, and the parts (ctypes, cuLaunchKernel of an
+   empty kernel, the torch.Tensor reads). Then the checks the direct path
    leaves to the entry point, on CUDA tensors: a wrong dtype, a wrong
-   length, a strided view and a CPU tensor are each refused by name.
+   length, a strided view, a CPU tensor, a wrong rank, a missing and an
+   unknown argument are each refused by name.
 """
 import math
 import os
@@ -109,6 +115,33 @@ def host_time_per_call(fn, r=2000, rounds=7):
     return statistics.median(per)
 
 
+def both(fn):
+    """(rounds of 2000, rounds of 200 with more of them): a round of 200
+    stays well inside the driver's queue, so the GPU's pace cannot enter."""
+    return host_time_per_call(fn), host_time_per_call(fn, r=200, rounds=35)
+
+
+def launcher_globals(kernel):
+    """The launcher's constants (the kernel's __call__ is its launcher)."""
+    return type(kernel).__call__.__globals__
+
+
+def python_side(kernel, args):
+    """Host time of a launch with tileLaunchCall replaced by a C function
+    that returns at once (libc labs, through ctypes the same way): the
+    launcher's Python alone, ctypes crossing included."""
+    import ctypes
+    g = launcher_globals(kernel)
+    noop = ctypes.CDLL(None)["labs"]
+    noop.restype = None
+    real = g["call"]
+    g["call"] = noop
+    try:
+        return both(lambda: kernel(*args))
+    finally:
+        g["call"] = real
+
+
 def launch_overhead():
     import triton
     import triton.language as tl
@@ -128,13 +161,16 @@ def launch_overhead():
     torch.cuda.synchronize()
     check("add (launch test) vs torch", c, a + b, atol=0, rtol=0)
     c.fill_(float("nan"))
+    add(C=c, A=a, B=b)  # by name: bound, then the same launcher
+    torch.cuda.synchronize()
+    check("add by name vs torch", c, a + b, atol=0, rtol=0)
+    c.fill_(float("nan"))
     grid = (triton.cdiv(n, 1024),)
     triton_add[grid](a, b, c, n, BLOCK=1024)
     torch.cuda.synchronize()
     check("triton add vs torch", c, a + b, atol=0, rtol=0)
 
     results = {}
-    launcher = type(add).__call__.__globals__  # the launcher's constants
     # The direct path must be the one timed: count what goes via __dlpack__.
     dlpack_calls = [0]
     through_dlpack = tile._dltensor
@@ -144,32 +180,78 @@ def launch_overhead():
         return through_dlpack(*args)
 
     tile._dltensor = counting
-    results["tile (torch direct path)"] = host_time_per_call(lambda: add(a, b, c))
+    results["tile (torch direct path)"] = both(lambda: add(a, b, c))
+    results["  its Python alone (call -> labs)"] = python_side(add, (a, b, c))
+    g = launcher_globals(add)
+    add(a, b, c)  # the launcher's buffer now holds a, b, c
+    call, launch, args, nargs = g["call"], g["L"], g["AD"], g["NC"]
+    results["  tileLaunchCall from ctypes"] = both(
+        lambda: call(launch, args, nargs))
     tile._dltensor = through_dlpack
     print(f"check direct path taken: {'ok' if dlpack_calls[0] == 0 else 'FAIL'}"
           f" ({dlpack_calls[0]} arguments went through __dlpack__)")
     if dlpack_calls[0]:
         failures.append("direct path taken")
-    call, launch, args, nargs = (launcher["call"], launcher["L"],
-                                 launcher["ARGS"], launcher["NC"])
-    add(a, b, c)  # the launcher's buffer now holds a, b, c
-    results["  of which tileLaunchCall"] = host_time_per_call(
-        lambda: call(launch, args, nargs))
+
+    # Each of the launcher's measures, taken back one at a time.
+    launch_mod, info = tile._launch, tile._torch_info
+    for name, attr, value in [
+            ("  without NULL strides (stride())", "NULL_STRIDES", False),
+            ("  one pack_into of every value", "MAX_PACK_VALUES", 10**6)]:
+        saved = getattr(launch_mod, attr)
+        setattr(launch_mod, attr, value)
+        tile._set_torch_info(info)  # rebuilds the launchers
+        c.fill_(float("nan"))
+        add(a, b, c)
+        torch.cuda.synchronize()
+        check(f"add {name.strip()} vs torch", c, a + b, atol=0, rtol=0)
+        results[name] = both(lambda: add(a, b, c))
+        setattr(launch_mod, attr, saved)
+    tile._set_torch_info(info)
+    # What releasing the GIL around the call costs (ctypes does for CDLL
+    # functions; a PyDLL function keeps it): measured, not used.
+    import ctypes
+    pylib = ctypes.PyDLL(os.environ["TILE_CAPI_LIBRARY"])
+    held = pylib._FuncPtr(("tileLaunchCall", pylib))
+    held.restype = ctypes.c_void_p
+    g = launcher_globals(add)
+    real = g["call"]
+    g["call"] = held
+    try:
+        c.fill_(float("nan"))
+        add(a, b, c)
+        torch.cuda.synchronize()
+        check("add keeping the GIL vs torch", c, a + b, atol=0, rtol=0)
+        results["  keeping the GIL in tileLaunchCall"] = both(
+            lambda: add(a, b, c))
+    finally:
+        g["call"] = real
+
+    try:  # the launcher as it was before this change (main's package)
+        import tile_old
+        old = tile_old.compile("examples/elementwise_add.tile", target=TARGET)
+        old(a, b, c)
+        results["tile, previous launcher (main)"] = both(lambda: old(a, b, c))
+        results["  its Python alone (call -> labs) "] = python_side(
+            old, (a, b, c))
+    except ImportError:
+        print("(no tile_old: the previous launcher is not compared)")
+
     tile._torch.ENABLED = False
-    saved = tile._torch_info
     tile._set_torch_info(None)
-    results["tile (__dlpack__ path)"] = host_time_per_call(lambda: add(a, b, c))
+    results["tile (__dlpack__ path)"] = both(lambda: add(a, b, c))
     tile._torch.ENABLED = True
-    tile._set_torch_info(saved)
-    results["triton"] = host_time_per_call(
-        lambda: triton_add[grid](a, b, c, n, BLOCK=1024))
-    results["torch.add(out=)"] = host_time_per_call(lambda: torch.add(a, b, out=c))
+    tile._set_torch_info(info)
+    results["triton"] = both(lambda: triton_add[grid](a, b, c, n, BLOCK=1024))
+    results["torch.add(out=)"] = both(lambda: torch.add(a, b, out=c))
     print(f"launch overhead, host time per call (N={n} f32 add, "
-          f"triton {triton.__version__}, torch {torch.__version__}):")
-    for name, sec in results.items():
-        print(f"  {name:28s} {sec * 1e6:7.2f} us")
-    tile_us = results["tile (torch direct path)"] * 1e6
-    print(f"  tile / triton: {results['tile (torch direct path)'] / results['triton']:.2f}"
+          f"triton {triton.__version__}, torch {torch.__version__}; "
+          f"rounds of 2000 / of 200):")
+    for name, (sec, sec200) in results.items():
+        print(f"  {name:36s} {sec * 1e6:7.2f} us  {sec200 * 1e6:7.2f} us")
+    tile_us = results["tile (torch direct path)"][0] * 1e6
+    print(f"  tile / triton: "
+          f"{results['tile (torch direct path)'][0] / results['triton'][0]:.2f}"
           f"  (goal: tile <= 10 us per call: "
           f"{'met' if tile_us <= 10 else 'not met'})")
 
@@ -179,13 +261,14 @@ def launch_overhead():
         print(f"(launch attribution failed: {type(e).__name__}: {e})")
 
     # What the direct path leaves to the entry point is still refused.
-    def refused(name, pattern, *args):
+    def refused(name, pattern, *args, error=tile.ArgumentError, **kwargs):
         try:
-            add(*args)
+            add(*args, **kwargs)
             torch.cuda.synchronize()
-        except tile.ArgumentError as e:
-            ok = re.match(pattern, e.message) is not None
-            print(f"check {name}: {'ok' if ok else 'FAIL'} ({e.message})")
+        except error as e:
+            message = str(e)
+            ok = re.match(pattern, message) is not None
+            print(f"check {name}: {'ok' if ok else 'FAIL'} ({message})")
         else:
             ok = False
             print(f"check {name}: FAIL (no error)")
@@ -199,6 +282,12 @@ def launch_overhead():
     refused("strided view refused", r"argument 'A' \(#0\) stride of "
             r"dimension 0 is 2", torch.randn(2 * n, device="cuda")[::2], b, c)
     refused("CPU tensor refused", r"argument 'A' \(#0\)", a.cpu(), b, c)
+    refused("rank 2 refused", r"argument 'C' \(#2\): expected a tensor of "
+            r"rank 1, got rank 2", a, b, c.view(64, 64))
+    refused("missing argument refused", r"missing argument 'C' \(#2\) of @add",
+            a, b, error=TypeError)
+    refused("unknown argument refused", r"@add has no parameter 'D'",
+            a, b, D=c, error=TypeError)
     c.fill_(float("nan"))
     add(a, b, c)
     torch.cuda.synchronize()
@@ -215,17 +304,28 @@ NOOP_PTX = b"""
 
 
 def launch_parts(a, b, c, n):
-    """Where a launch's host time goes on this machine: a ctypes call that
-    returns at once, cuLaunchKernel of an empty kernel with the same
-    arguments straight from ctypes (the floor for any launch from Python
-    through ctypes), and the torch.Tensor reads the launcher makes."""
+    """Where a launch's host time goes on this machine: ctypes calls that
+    return at once (3 and 11 arguments), cuLaunchKernel of an empty kernel
+    with the same arguments straight from ctypes (11 arguments), and the
+    torch.Tensor reads the launcher makes."""
     import ctypes
+    import threading
+    import struct
     cu = ctypes.CDLL("libcuda.so.1")
-    noop_call = tile.lib._FuncPtr(("tileArtifactGetNumEntries", tile.lib))
-    noop_call.restype = ctypes.c_size_t
+    labs = ctypes.CDLL(None)["labs"]
+    labs.restype = None
     null = ctypes.c_void_p()
-    parts = {"ctypes call returning at once": host_time_per_call(
-        lambda: noop_call(null))}
+    one, threads, zero = ctypes.c_uint(1), ctypes.c_uint(256), ctypes.c_uint(0)
+    g = launcher_globals(tile.compile("examples/elementwise_add.tile",
+                                      target=TARGET))
+    L, AD, NC = g["L"], g["AD"], g["NC"]
+    parts = {
+        "ctypes call, 3 arguments, returning": host_time_per_call(
+            lambda: labs(L, AD, NC)),
+        "ctypes call, 11 arguments, returning": host_time_per_call(
+            lambda: labs(null, one, one, one, threads, one, one, zero, null,
+                         null, null)),
+    }
     mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
     if cu.cuModuleLoadData(ctypes.byref(mod), NOOP_PTX) == 0 and \
             cu.cuModuleGetFunction(ctypes.byref(fn), mod, b"noop") == 0:
@@ -233,7 +333,6 @@ def launch_parts(a, b, c, n):
         values.append(ctypes.c_uint32(n))
         params = (ctypes.c_void_p * 4)(*[ctypes.addressof(v) for v in values])
         launch = cu.cuLaunchKernel
-        one, threads, zero = ctypes.c_uint(1), ctypes.c_uint(256), ctypes.c_uint(0)
         status = launch(fn, one, one, one, threads, one, one, zero, null,
                         params, null)
         torch.cuda.synchronize()
@@ -242,16 +341,33 @@ def launch_parts(a, b, c, n):
                            params, null)) if status == 0 else float("nan")
     else:
         print("(no empty kernel: cuModuleLoadData/cuModuleGetFunction failed)")
+    lock = threading.Lock()
+    acquire, release = lock.acquire, lock.release
+    buf = (ctypes.c_uint64 * 64)()
+    pack21 = struct.Struct("=" + "QiiiIQ16xq" * 3).pack_into
+    v = a.data_ptr()
+
+    def locked():
+        acquire()
+        try:
+            pass
+        finally:
+            release()
+    parts["lock acquire + release"] = host_time_per_call(locked)
+    parts["pack_into of 21 values (add's)"] = host_time_per_call(
+        lambda: pack21(buf, 0, v, 2, 0, 1, 5, v, n, v, 2, 0, 1, 5, v, n, v, 2,
+                       0, 1, 5, v, n))
     parts["t.data_ptr()"] = host_time_per_call(lambda: a.data_ptr())
     parts["t.shape"] = host_time_per_call(lambda: a.shape)
     parts["t.stride()"] = host_time_per_call(lambda: a.stride())
+    parts["t.is_contiguous()"] = host_time_per_call(lambda: a.is_contiguous())
     parts["t.get_device()"] = host_time_per_call(lambda: a.get_device())
     parts["t.is_cuda"] = host_time_per_call(lambda: a.is_cuda)
     parts["t.dtype"] = host_time_per_call(lambda: a.dtype)
     parts["(the timing loop's own lambda)"] = host_time_per_call(lambda: None)
     print("where the time goes (host time per call):")
     for name, sec in parts.items():
-        print(f"  {name:38s} {sec * 1e6:7.2f} us")
+        print(f"  {name:40s} {sec * 1e6:7.2f} us")
 
 
 def main():

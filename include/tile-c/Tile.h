@@ -167,6 +167,13 @@ TILE_CAPI_EXPORT const char *tileArtifactGetParamDType(TileArtifactRef A,
 /** The declared rank of a tensor parameter (0 for scalars). */
 TILE_CAPI_EXPORT int64_t tileArtifactGetParamRank(TileArtifactRef A,
                                                   size_t Entry, size_t Param);
+/** How many strides a tensor parameter declares (`strides(S, 1)`): 0 for
+ *  one without, which takes a row-major tensor (a DLTensor whose strides
+ *  are NULL, or row-major wherever an extent is not 1); otherwise its
+ *  rank. 0 for scalars. */
+TILE_CAPI_EXPORT int64_t tileArtifactGetParamNumStrides(TileArtifactRef A,
+                                                        size_t Entry,
+                                                        size_t Param);
 
 /*===-- Running: executor, program, launch --------------------------------===*/
 

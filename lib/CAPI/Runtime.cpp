@@ -120,6 +120,12 @@ int64_t tileArtifactGetParamRank(TileArtifactRef A, size_t Entry,
   return P ? int64_t(P->Shape.size()) : -1;
 }
 
+int64_t tileArtifactGetParamNumStrides(TileArtifactRef A, size_t Entry,
+                                       size_t Param) {
+  const tile::ArtifactParam *P = getParam(A, Entry, Param);
+  return P ? int64_t(P->Strides.size()) : -1;
+}
+
 TileErrorRef tileExecutorCreate(const char *Backend, unsigned NumThreads,
                                 TileExecutorRef *Out) {
   if (!Backend || !Out)

@@ -35,6 +35,30 @@ SCALE = """func @scale(%X: f32[M, N], %Y: f32[M, N], %a: f32, %n: i32) {
 """
 
 
+# X declares its strides (rows S apart); Y is row-major.
+STRIDED_COPY = """func @copy(%X: f32[M, N] strides(S, 1), %Y: f32[M, N]) {
+  kernel grid(M) threads(32) (%bx) {
+    %x = alloc fragment f32[1, 64]
+    copy %X[%bx, 0] -> %x
+    copy %x -> %Y[%bx, 0]
+  }
+}
+"""
+
+# Scalars before and between tensors.
+AXPB = """func @axpb(%a: f32, %X: f32[N], %n: i32, %Y: f32[N]) {
+  kernel grid(ceildiv(N, 256)) threads(64) (%bx) {
+    %x = alloc fragment f32[256]
+    copy %X[%bx * 256] -> %x
+    for %i in parallel(256) {
+      %x[%i] = %a * %x[%i] + cast<f32>(%n)
+    }
+    copy %x -> %Y[%bx * 256]
+  }
+}
+"""
+
+
 class TileCPUTest(unittest.TestCase):
     rng = np.random.default_rng(1)
 
@@ -118,6 +142,14 @@ class TileCPUTest(unittest.TestCase):
             t.join()
         self.assertEqual(errors, [])
 
+    def test_no_parameters(self):
+        noop = tile.compile("func @f() {\n  kernel grid(1) threads(32) (%bx) {"
+                            "\n  }\n}\n", target="cpu")
+        noop()
+        with self.assertRaisesRegex(TypeError,
+                                    r"^@f takes 0 arguments \(\), got 1$"):
+            noop(1)
+
     def test_save_and_load(self):
         add = tile.compile(EXAMPLES / "elementwise_add.tile", target="cpu")
         with tempfile.TemporaryDirectory() as d:
@@ -161,6 +193,9 @@ class FakeTorch:
 
         def stride(self):
             return tuple(s // self.arr.itemsize for s in self.arr.strides)
+
+        def is_contiguous(self):
+            return self.arr.flags.c_contiguous
 
         def __dlpack__(self):  # for what the direct path leaves
             FakeTorch.Tensor.dlpack_calls += 1
@@ -250,6 +285,72 @@ class TorchPathTest(unittest.TestCase):
         # CPU, so it runs); the executor's device is what the test asks.
         self.add(T(a), gpu, T(a))
         self.assertEqual(T.dlpack_calls, 1)
+
+    def test_declared_strides_are_read(self):
+        # X declares its strides: the launcher gives stride() for it (a
+        # padded row here), and NULL strides for the contiguous Y.
+        copy = tile.compile(STRIDED_COPY, target="cpu")
+        source = copy._run.source
+        self.assertIn("a0.stride()", source)
+        self.assertNotIn("a0.is_contiguous()", source)
+        self.assertIn("a1.is_contiguous()", source)
+        padded = self.rng.standard_normal((5, 48)).astype(np.float32)
+        x = padded[:, :40]
+        y = np.full((5, 40), np.nan, np.float32)
+        copy(T(x), T(y))
+        np.testing.assert_array_equal(y, x)
+        self.assertEqual(T.dlpack_calls, 0)
+        # A strided Y takes the general path, whose strides the entry
+        # point refuses by name.
+        with self.assertRaisesRegex(
+                tile.ArgumentError,
+                r"^argument 'Y' \(#1\) stride of dimension 0 is 48, "
+                r"expected 40 "):
+            copy(T(x), T(padded[:, :40]))
+        self.assertEqual(T.dlpack_calls, 0)
+
+    def test_scalars_among_tensors(self):
+        # The direct path writes the scalars' TileArgs and the DLTensors
+        # after them in one run of the buffer.
+        axpb = tile.compile(AXPB, target="cpu")
+        x = self.rng.standard_normal(3000).astype(np.float32)
+        y = np.full_like(x, np.nan)
+        axpb(0.25, T(x), -2, T(y))
+        np.testing.assert_allclose(y, 0.25 * x.astype(np.float64) - 2,
+                                   rtol=1e-6, atol=1e-6)
+        y[:] = np.nan
+        axpb(2.0, T(x), 7, T(y))
+        np.testing.assert_allclose(y, 2 * x.astype(np.float64) + 7,
+                                   rtol=1e-6, atol=1e-6)
+        self.assertEqual(T.dlpack_calls, 0)
+        with self.assertRaisesRegex(
+                ValueError, r"^argument 'n' \(#2\): 4294967296 is out of "
+                r"range for a i32 scalar"):
+            axpb(1.0, T(x), 1 << 32, T(y))
+
+    def test_each_measure_of_the_launcher_taken_back(self):
+        # Packs split into many pack_into calls, and stride() instead of
+        # NULL strides, give the same results.
+        scale = tile.compile(SCALE, target="cpu")
+        x = self.rng.standard_normal((3, 700)).astype(np.float32)
+        a = self.rng.standard_normal(900).astype(np.float32)
+        for attr, value, marker in [("MAX_PACK_VALUES", 4, "pd1("),
+                                    ("NULL_STRIDES", False, "a0.stride()")]:
+            saved = getattr(tile._launch, attr)
+            setattr(tile._launch, attr, value)
+            try:
+                tile._set_torch_info(tile._torch.TorchInfo(FakeTorch))
+                self.assertIn(marker, self.add._run.source)
+                c = np.full_like(a, np.nan)
+                self.add(T(a), T(a), T(c))
+                np.testing.assert_array_equal(c, 2 * a)
+                y = np.full_like(x, np.nan)
+                scale(T(x), T(y), 1.5, -4)
+                np.testing.assert_allclose(y, 1.5 * x.astype(np.float64) - 4,
+                                           rtol=1e-6, atol=1e-5)
+            finally:
+                setattr(tile._launch, attr, saved)
+        self.assertEqual(T.dlpack_calls, 0)
 
 
 try:

@@ -138,10 +138,11 @@ def _int_range(dtype):
 
 
 class _Param:
-    __slots__ = ("name", "kind", "dtype", "rank", "range")
+    __slots__ = ("name", "kind", "dtype", "rank", "num_strides", "range")
 
-    def __init__(self, name, kind, dtype, rank):
+    def __init__(self, name, kind, dtype, rank, num_strides):
         self.name, self.kind, self.dtype, self.rank = name, kind, dtype, rank
+        self.num_strides = num_strides  # declared strides; 0: row-major
         self.range = _int_range(dtype) if kind == _capi.ARG_INT else None
 
     def describe(self):
@@ -171,7 +172,8 @@ class Kernel:
             _Param(lib.tileArtifactGetParamName(artifact, entry_index, i).decode(),
                    lib.tileArtifactGetParamKind(artifact, entry_index, i),
                    lib.tileArtifactGetParamDType(artifact, entry_index, i).decode(),
-                   lib.tileArtifactGetParamRank(artifact, entry_index, i))
+                   lib.tileArtifactGetParamRank(artifact, entry_index, i),
+                   lib.tileArtifactGetParamNumStrides(artifact, entry_index, i))
             for i in range(n)]
         self._index = {p.name: i for i, p in enumerate(self.params)}
         self._executor = _get_executor(executor_name)
@@ -191,20 +193,27 @@ class Kernel:
         _notice_torch()
 
     def _build_launcher(self):
-        self._run, self._buf = _launch.build(
-            self.params, self._launch.value, _torch_info, self._device,
-            self._call_lock, self._dl, self._int_arg, self._float_arg,
-            _check)
+        self._run, self._buf = _launch.build(self, _torch_info)
         # Calls go straight to the launcher: a class of this kernel's own
-        # whose __call__ it is (Python looks __call__ up on the type).
+        # whose __call__ it is (Python looks __call__ up on the type), as a
+        # staticmethod, so that Python passes the caller's arguments on
+        # without putting the instance in front.
         self.__class__ = type("Kernel", (Kernel,), {
-            "__call__": self._run, "__module__": Kernel.__module__,
-            "__doc__": Kernel.__doc__})
+            "__call__": staticmethod(self._run),
+            "__module__": Kernel.__module__, "__doc__": Kernel.__doc__})
 
     def __repr__(self):
         sig = ", ".join("%s: %s" % (p.name, p.dtype) for p in self.params)
         return "<tile.Kernel @%s(%s) for '%s' on %s>" % (
             self.name, sig, self.target, self.exec_backend)
+
+    def _rebind(self, args, kwargs):
+        """The launcher's path for keyword, missing or extra arguments:
+        \\p args are the positional ones (the launcher's placeholder for
+        those not given at the end), bound with \\p kwargs by name and
+        launched again, or refused."""
+        args = [a for a in args if a is not _launch.MISSING]
+        return self._run(*self._bind(args, kwargs))
 
     def _bind(self, args, kwargs):
         if len(args) > self._nargs:

@@ -93,6 +93,7 @@ _PROTOTYPES = {
     "tileArtifactGetParamKind": (ctypes.c_int32, [_P, _Z, _Z]),
     "tileArtifactGetParamDType": (_S, [_P, _Z, _Z]),
     "tileArtifactGetParamRank": (ctypes.c_int64, [_P, _Z, _Z]),
+    "tileArtifactGetParamNumStrides": (ctypes.c_int64, [_P, _Z, _Z]),
     "tileExecutorCreate": (_P, [_S, ctypes.c_uint, _PP]),
     "tileExecutorDestroy": (None, [_P]),
     "tileExecutorGetDeviceType": (ctypes.c_int32, [_P]),

@@ -2,19 +2,35 @@
 which writes every argument into one buffer the kernel owns and calls its
 prepared launch (tileLaunchCall) with it.
 
-The buffer holds a DLTensor (with its shape and strides arrays) for each
-tensor parameter, then the TileArg array. For a torch tensor on the
-executor's memory the launcher writes that DLTensor itself with one
-precompiled struct.pack_into (see _torch.py); any other object goes
-through its __dlpack__. Scalars are written by value. Nothing is checked
-here that the entry point checks anyway (dtype, rank, shape, strides,
-device, alignment): a tensor whose dtype the table lacks or whose rank
-differs from the parameter's takes the __dlpack__ path, and the entry
-point refuses what does not match, naming the argument.
+The buffer holds a DLTensor (with its shape array) for each tensor
+parameter, two TileArg arrays (one for each path below) and the strides
+arrays. Where every tensor is a torch tensor on the executor's memory and
+every scalar a plain Python number (the direct path), the launcher reads
+the tensors' fields itself and writes what changes between calls with as
+few struct.pack_into calls as it can; any other argument takes the
+general path, argument by argument, through __dlpack__ where it must.
+Nothing is checked here that the entry point checks anyway (dtype, rank,
+shape, strides, device, alignment): a tensor whose dtype the table lacks,
+whose rank differs from the parameter's or that is not contiguous takes
+the general path, and the entry point refuses what does not match,
+naming the argument.
 
-The function is generated from the parameter kinds and ranks alone
-(argument names become a0, a1, ...; nothing of the source enters it), so
-that a launch runs straight-line code with no per-argument loop or lookup.
+What the direct path writes, and why (each measured, bench/gpu):
+- Only what varies. The TileArgs of tensors (the address of their
+  DLTensor) are written once, when the launcher is made; of a DLTensor,
+  byte_offset (0) and, for a contiguous tensor of a parameter that
+  declares no strides, strides (NULL: row-major) are pad bytes of the
+  format, which pack_into zero-fills without an argument. Such a tensor
+  is asked is_contiguous() instead of stride().
+- In calls of at most MAX_PACK_VALUES values: a CPython call with about
+  30 arguments or more costs several times one with 24.
+
+The function is generated from the parameter kinds, ranks and declared
+strides alone (arguments are a0, a1, ...; nothing of the source enters
+it), so that a launch runs straight-line code with no per-argument loop
+or lookup. It is the __call__ of the kernel's own class as a
+staticmethod: Python then calls it with the caller's arguments as they
+are, without the instance in front.
 """
 
 import ctypes
@@ -24,141 +40,226 @@ from . import _capi
 from ._capi import lib
 
 # DLTensor: data, device (type, id), ndim, dtype (code, bits, lanes as
-# one uint32), shape, strides, byte_offset; its shape and strides arrays
-# follow it in the buffer.
-_HEADER = "QiiiIQQQ"
-_HEADER_SIZE = struct.calcsize("=" + _HEADER)
-assert _HEADER_SIZE == 48
+# one uint32), shape, strides, byte_offset.
+_HEADER_SIZE = 48
 _ARG_SIZE = ctypes.sizeof(_capi.TileArg)
 assert _ARG_SIZE == 16
 _ARG_FORMAT = {_capi.ARG_TENSOR: "Qii", _capi.ARG_INT: "qii",
                _capi.ARG_FLOAT: "dii"}
+# The direct path's pack_into calls take at most this many values each.
+MAX_PACK_VALUES = 24
+# Contiguous tensors of parameters without declared strides are written
+# with NULL strides (bench/gpu compares with this off).
+NULL_STRIDES = True
 
 # tileLaunchCall(TileLaunchRef, const TileArg *, size_t) -> TileErrorRef,
 # without argtypes: the launcher passes c_void_p and c_size_t objects.
 launch_call = lib._FuncPtr(("tileLaunchCall", lib))
 launch_call.restype = ctypes.c_void_p
 
+# Stands for an argument not given (positional parameters, defaulted).
+MISSING = object()
 
-def build(params, launch, torch_info, executor_device, lock, dl, int_arg,
-          float_arg, check):
-    """The launcher for \\p params (objects with kind, rank, range) of the
-    prepared launch \\p launch (a TileLaunchRef address): a function
-    (self, *args, **kwargs) for a Kernel's __call__, which binds keyword
-    or missing arguments with self._bind. \\p torch_info: a
-    _torch.TorchInfo or None (no torch path); \\p executor_device: the
-    executor's DLPack device type. \\p lock is held while the buffer is
-    written and launched. \\p dl(value, index) returns the DLTensor
-    address of \\p value and what keeps it alive; int_arg and
-    float_arg(value, index) convert a scalar or raise; check raises the
-    error of a TileErrorRef. Returns (function, buffer)."""
+
+class _Packer:
+    """Consecutive fields of the buffer, from offset \\p start, written by
+    pack_into calls of at most MAX_PACK_VALUES values each."""
+
+    def __init__(self, start):
+        self.start = start
+        self.items = []  # (format, size, values)
+
+    def add(self, fmt, values):
+        self.items.append((fmt, struct.calcsize("=" + fmt), values))
+
+    def statements(self, env, name):
+        """The pack_into statements (their functions go into \\p env as
+        <name>0, <name>1, ...)."""
+        chunks, cur, count = [], [], 0
+        for item in self.items:
+            if cur and count + len(item[2]) > MAX_PACK_VALUES:
+                chunks.append(cur)
+                cur, count = [], 0
+            cur.append(item)
+            count += len(item[2])
+        if cur:
+            chunks.append(cur)
+        lines, offset = [], self.start
+        for k, chunk in enumerate(chunks):
+            fn = "%s%d" % (name, k)
+            env[fn] = struct.Struct(
+                "=" + "".join(fmt for fmt, _, _ in chunk)).pack_into
+            values = [v for _, _, vs in chunk for v in vs]
+            lines.append("%s(buf, %d%s)" % (fn, offset,
+                                            "".join(", " + v for v in values)))
+            offset += sum(size for _, size, _ in chunk)
+        return lines
+
+
+class _Layout:
+    """Where each part of the buffer is, for \\p params."""
+
+    def __init__(self, params):
+        n = len(params)
+        # The direct path's TileArgs come right before the DLTensors, so
+        # that its scalars and the DLTensors are one run of the buffer.
+        self.general_args = 0
+        self.direct_args = self.general_args + _ARG_SIZE * n
+        offset = self.direct_args + _ARG_SIZE * n
+        self.headers, self.strides = {}, {}
+        for i, p in enumerate(params):
+            if p.kind == _capi.ARG_TENSOR:
+                self.headers[i] = offset  # the DLTensor, then its shape
+                offset += _HEADER_SIZE + 8 * p.rank
+        for i, p in enumerate(params):
+            if p.kind == _capi.ARG_TENSOR:
+                self.strides[i] = offset
+                offset += 8 * p.rank
+        self.size = offset
+
+
+def build(kernel, torch_info):
+    """The launcher of \\p kernel (a tile.Kernel: its params, _launch,
+    _device, _call_lock, _dl, _int_arg, _float_arg and _rebind) and its
+    buffer. \\p torch_info: a _torch.TorchInfo, or None for no direct
+    path. Returns (function, buffer)."""
+    params = kernel.params
     n = len(params)
-    offsets, size = [], 0
-    for p in params:
-        offsets.append(size)
-        if p.kind == _capi.ARG_TENSOR:
-            size += _HEADER_SIZE + 16 * p.rank
-    args_offset = size
-    size += _ARG_SIZE * n
+    layout = _Layout(params)
     # uint64 words keep every field 8-byte aligned.
-    buf = (ctypes.c_uint64 * max(size // 8, 1))()
+    buf = (ctypes.c_uint64 * max(layout.size // 8, 1))()
     base = ctypes.addressof(buf)
-    headers = [base + o for o in offsets]
-
-    test = torch_info.device_test(executor_device) if torch_info else None
+    from . import _check
     env = {
-        "buf": buf, "dl": dl, "int_arg": int_arg, "float_arg": float_arg,
-        "check": check, "LOCK": lock, "N": n, "StructError": struct.error,
+        "buf": buf, "dl": kernel._dl, "int_arg": kernel._int_arg,
+        "float_arg": kernel._float_arg, "check": _check,
+        "rebind": kernel._rebind, "M": MISSING,
+        "acquire": kernel._call_lock.acquire,
+        "release": kernel._call_lock.release,
+        "StructError": struct.error,
         # The call's arguments as ctypes objects, which ctypes passes
         # without converting (the function has no argtypes).
-        "call": launch_call, "L": ctypes.c_void_p(launch),
-        "ARGS": ctypes.c_void_p(base + args_offset), "NC": ctypes.c_size_t(n),
-        "pargs": struct.Struct("=" + "".join(
-            _ARG_FORMAT[p.kind] for p in params)).pack_into,
+        "call": launch_call, "L": ctypes.c_void_p(kernel._launch.value),
+        "AD": ctypes.c_void_p(base + layout.direct_args),
+        "AG": ctypes.c_void_p(base + layout.general_args),
+        "NC": ctypes.c_size_t(n),
     }
+    # The direct path's TileArgs of tensors never change.
+    for i in layout.headers:
+        _capi.TileArg.from_buffer(buf, layout.direct_args + _ARG_SIZE * i) \
+            .value.tensor = base + layout.headers[i]
+    for i, p in enumerate(params):
+        if p.kind != _capi.ARG_TENSOR:
+            _capi.TileArg.from_buffer(
+                buf, layout.direct_args + _ARG_SIZE * i).kind = p.kind
+
     names = ["a%d" % i for i in range(n)]
-    lines = ["def launch(self, *args, **kwargs):",
-             "    if kwargs or len(args) != N:",
-             "        args = self._bind(args, kwargs)",
-             "    [%s] = args" % ", ".join(names),
-             "    with LOCK:"]
+    last = names[-1] if names else None
+    lines = ["def launch(%s):" % ", ".join(
+        ["%s=M" % a for a in names] + (["/"] if names else []) +
+        ["*rest", "**kw"])]
+    # Keywords, a missing or an extra argument: bound by name (or refused)
+    # and called again.
+    lines.append("    if rest or kw%s:" % (
+        " or %s is M" % last if last else ""))
+    lines.append("        return rebind((%s) + rest, kw)" % "".join(
+        "%s, " % a for a in names) if names else
+        "        return rebind(rest, kw)")
+    lines += ["    acquire()",
+              "    try:"]
+    test = torch_info.device_test(kernel._device) if torch_info else None
     body = []
     if test:
         env["T"] = torch_info.tensor_type
         env["DT"] = torch_info.dtypes
-        body += _direct(params, test, headers, env)
-    body += _general(params, test, offsets, headers, args_offset, env)
-    body += [
-        "    err = call(L, ARGS, NC)",
-        "    if err:",
-        "        check(err)",
-    ]
-    lines += ["    " + line for line in body]
-    exec(compile("\n".join(lines) + "\n", "<tile launcher>", "exec"), env)
-    return env["launch"], buf
+        body += _direct(params, test, layout, base, env)
+    body += _general(params, test, layout, base, env)
+    lines += ["        " + line for line in body]
+    lines += ["    finally:",
+              "        release()"]
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, "<tile launcher>", "exec"), env)
+    launch = env["launch"]
+    launch.source = source  # for a reader (and the tests)
+    return launch, buf
 
 
-def _tensor_fields(i, p, test, header):
-    """The statements that read torch tensor a<i> and the values its
-    DLTensor (header, shape, strides) is packed from. Unpacking the shape
-    raises ValueError for another rank; DT[...] KeyError for a dtype the
-    table lacks."""
-    prop, device_type = test
-    a = "a%d" % i
-    dims = ["h%d_%d" % (i, d) for d in range(p.rank)]
-    strides = ["t%d_%d" % (i, d) for d in range(p.rank)]
-    device_id = "%s.get_device()" % a if device_type != 1 else "0"
-    reads = ["[%s] = %s.shape" % (", ".join(dims), a),
-             "[%s] = %s.stride()" % (", ".join(strides), a)]
-    values = ["%s.data_ptr()" % a, str(device_type), device_id, str(p.rank),
-              "DT[%s.dtype]" % a, str(header + _HEADER_SIZE),
-              str(header + _HEADER_SIZE + 8 * p.rank), "0"] + dims + strides
-    return reads, values
-
-
-def _direct(params, test, headers, env):
+def _direct(params, test, layout, base, env):
     """The branch for the common case: every tensor a torch tensor on the
-    executor's memory, every scalar a Python int in range or a float. The
-    whole buffer, DLTensors and TileArgs, is written by one pack_into."""
-    prop = test[0]
-    conds, reads, values, slots, fmt = [], [], [], [], "="
+    executor's memory, every scalar a Python int in range or a float."""
+    prop, device_type = test
+    conds, reads, contiguous = [], [], []
+    first_scalar = min((i for i, p in enumerate(params)
+                        if p.kind != _capi.ARG_TENSOR), default=None)
+    packer = _Packer(layout.direct_args + _ARG_SIZE * first_scalar
+                     if first_scalar is not None else
+                     min(layout.headers.values(), default=0))
+    strided = []  # (index, pack statement values) of tensors with strides
+    if first_scalar is not None:
+        for i in range(first_scalar, len(params)):
+            p, a = params[i], "a%d" % i
+            if p.kind == _capi.ARG_TENSOR:
+                packer.add("Q8x", [str(base + layout.headers[i])])
+            else:
+                packer.add(_ARG_FORMAT[p.kind][0] + "i4x", [a, str(p.kind)])
     for i, p in enumerate(params):
         a = "a%d" % i
-        if p.kind == _capi.ARG_TENSOR:
-            conds.append("%s.__class__ is T and %s.%s" % (a, a, prop))
-            r, v = _tensor_fields(i, p, test, headers[i])
-            reads += r
-            values += v
-            slots += [str(headers[i]), "0", "0"]
-            fmt += _HEADER + "q" * (2 * p.rank)
-        elif p.kind == _capi.ARG_INT:
+        if p.kind == _capi.ARG_INT:
             conds.append("%s.__class__ is int and %d <= %s <= %d" % (
                 a, p.range[0], a, p.range[1]))
-            slots += [a, str(p.kind), "0"]
-        else:
+            continue
+        if p.kind == _capi.ARG_FLOAT:
             conds.append("%s.__class__ is float" % a)
-            slots += [a, str(p.kind), "0"]
-    for p in params:
-        fmt += _ARG_FORMAT[p.kind]
-    env["pall"] = struct.Struct(fmt).pack_into
-    lines = ["    if %s:" % (" and ".join(conds) or "True"),
-             "        try:"]
-    lines += ["            " + r for r in reads]
-    lines += ["            pall(buf, 0, %s)" % ", ".join(values + slots),
-              "        except (KeyError, ValueError, RuntimeError, StructError):",
-              "            pass",
-              "        else:",
-              "            err = call(L, ARGS, NC)",
-              "            if err:",
-              "                check(err)",
-              "            return"]
+            continue
+        conds.append("%s.__class__ is T and %s.%s" % (a, a, prop))
+        dims = ["h%d_%d" % (i, d) for d in range(p.rank)]
+        reads.append("[%s] = %s.shape" % (", ".join(dims), a))
+        device_id = "%s.get_device()" % a if device_type != 1 else "0"
+        header = layout.headers[i]
+        values = ["%s.data_ptr()" % a, str(device_type), device_id,
+                  str(p.rank), "DT[%s.dtype]" % a, str(base + header + 48)]
+        if NULL_STRIDES and not p.num_strides:
+            contiguous.append("%s.is_contiguous()" % a)
+            packer.add("QiiiIQ16x" + "q" * p.rank, values + dims)
+        else:
+            strides = ["t%d_%d" % (i, d) for d in range(p.rank)]
+            if p.rank:
+                reads.append("[%s] = %s.stride()" % (", ".join(strides), a))
+            packer.add("QiiiIQQ8x" + "q" * p.rank, values + [
+                str(base + layout.strides[i])] + dims)
+            strided.append((i, strides))
+    # The headers are consecutive, each right after the last one's shape:
+    # the packer's fields are one run of the buffer.
+    packs = packer.statements(env, "pd")
+    for i, strides in strided:
+        if params[i].rank:
+            sp = _Packer(layout.strides[i])
+            sp.add("q" * params[i].rank, strides)
+            packs += sp.statements(env, "ps%d_" % i)
+    lines = ["if %s:" % (" and ".join(conds) or "True"),
+             "    try:"]
+    lines += ["        " + r for r in reads]
+    if contiguous:
+        # Not contiguous: the general path gives its strides.
+        lines += ["        if not (%s):" % " and ".join(contiguous),
+                  "            raise ValueError"]
+    lines += ["        " + s for s in packs]
+    if not reads and not packs:
+        lines.append("        pass")  # no parameters
+    lines += ["    except (KeyError, ValueError, RuntimeError, StructError):",
+              "        pass",
+              "    else:",
+              "        err = call(L, AD, NC)",
+              "        if err:",
+              "            check(err)",
+              "        return"]
     return lines
 
 
-def _general(params, test, offsets, headers, args_offset, env):
+def _general(params, test, layout, base, env):
     """Argument by argument: torch tensors read directly where they can
-    be, any other tensor through __dlpack__, scalars converted (or refused
-    by name)."""
+    be (with their strides), any other tensor through __dlpack__, scalars
+    converted (or refused by name)."""
     lines, slots = [], []
     for i, p in enumerate(params):
         a = "a%d" % i
@@ -166,33 +267,52 @@ def _general(params, test, offsets, headers, args_offset, env):
             slots.append("s%d, %d, 0" % (i, p.kind))
             fallback = "s%d, k%d = dl(%s, %d)" % (i, i, a, i)
             if not test:
-                lines.append("    " + fallback)
+                lines.append(fallback)
                 continue
-            reads, values = _tensor_fields(i, p, test, headers[i])
-            env["p%d" % i] = struct.Struct(
-                "=" + _HEADER + "q" * (2 * p.rank)).pack_into
-            lines += ["    if %s.__class__ is T and %s.%s:" % (a, a, test[0]),
-                      "        try:"]
-            lines += ["            " + r for r in reads]
-            lines += ["            p%d(buf, %d, %s)" % (i, offsets[i],
-                                                       ", ".join(values)),
-                      "            s%d = %d" % (i, headers[i]),
-                      "        except (KeyError, ValueError, RuntimeError, "
+            prop, device_type = test
+            header = layout.headers[i]
+            dims = ["h%d_%d" % (i, d) for d in range(p.rank)]
+            strides = ["t%d_%d" % (i, d) for d in range(p.rank)]
+            device_id = "%s.get_device()" % a if device_type != 1 else "0"
+            reads = ["[%s] = %s.shape" % (", ".join(dims), a),
+                     "[%s] = %s.stride()" % (", ".join(strides), a)]
+            values = ["%s.data_ptr()" % a, str(device_type), device_id,
+                      str(p.rank), "DT[%s.dtype]" % a,
+                      str(base + header + 48),
+                      str(base + layout.strides[i])] + dims
+            pk = _Packer(header)
+            pk.add("QiiiIQQ8x" + "q" * p.rank, values)
+            packs = pk.statements(env, "pg%d_" % i)
+            if p.rank:
+                sp = _Packer(layout.strides[i])
+                sp.add("q" * p.rank, strides)
+                packs += sp.statements(env, "pgs%d_" % i)
+            lines += ["if %s.__class__ is T and %s.%s:" % (a, a, prop),
+                      "    try:"]
+            lines += ["        " + r for r in reads]
+            lines += ["        " + s for s in packs]
+            lines += ["        s%d = %d" % (i, base + header),
+                      "    except (KeyError, ValueError, RuntimeError, "
                       "StructError):",
-                      "            " + fallback,
-                      "    else:",
-                      "        " + fallback]
+                      "        " + fallback,
+                      "else:",
+                      "    " + fallback]
         elif p.kind == _capi.ARG_INT:
             lo, hi = p.range
             slots.append("%s, %d, 0" % (a, p.kind))
             lines += [
-                "    if %s.__class__ is not int or not %d <= %s <= %d:" % (
+                "if %s.__class__ is not int or not %d <= %s <= %d:" % (
                     a, lo, a, hi),
-                "        %s = int_arg(%s, %d)" % (a, a, i)]
+                "    %s = int_arg(%s, %d)" % (a, a, i)]
         else:
             slots.append("%s, %d, 0" % (a, p.kind))
-            lines += ["    if %s.__class__ is not float:" % a,
-                      "        %s = float_arg(%s, %d)" % (a, a, i)]
-    lines.append("    pargs(buf, %d%s)" % (
-        args_offset, "".join(", " + s for s in slots)))
+            lines += ["if %s.__class__ is not float:" % a,
+                      "    %s = float_arg(%s, %d)" % (a, a, i)]
+    args = _Packer(layout.general_args)
+    for p, slot in zip(params, slots):
+        args.add(_ARG_FORMAT[p.kind], slot.split(", "))
+    lines += args.statements(env, "pargs")
+    lines += ["err = call(L, AG, NC)",
+              "if err:",
+              "    check(err)"]
     return lines

@@ -110,6 +110,9 @@ TEST_F(CAPITest, LaunchesWithTensorsAndScalarsAgainstAReference) {
   EXPECT_STREQ(tileArtifactGetParamDType(Artifact, 0, 0), "f32");
   EXPECT_EQ(tileArtifactGetParamRank(Artifact, 0, 0), 1);
   EXPECT_EQ(tileArtifactGetParamRank(Artifact, 0, 9), -1);
+  EXPECT_EQ(tileArtifactGetParamNumStrides(Artifact, 0, 0), 0);
+  EXPECT_EQ(tileArtifactGetParamNumStrides(Artifact, 0, 2), 0);
+  EXPECT_EQ(tileArtifactGetParamNumStrides(Artifact, 0, 9), -1);
   EXPECT_EQ(tileArtifactGetParamName(Artifact, 3, 0), nullptr);
   EXPECT_EQ(tileExecutorGetDeviceType(Exec), kDLCPU);
 
@@ -230,6 +233,26 @@ TEST_F(CAPITest, PreparedLaunchesRunAndCheckEveryCall) {
             "tileLaunchCall: the arguments is NULL");
   EXPECT_EQ(K, TILE_ERROR_INVALID_CALL);
   tileLaunchDestroy(Launch);
+}
+
+TEST_F(CAPITest, DeclaredStridesAreCounted) {
+  // Python's launcher gives NULL strides only to parameters without them.
+  const char *Src = R"(func @copy(%X: f32[M, N] strides(S, 1), %Y: f32[M, N]) {
+  kernel grid(M) threads(32) (%bx) {
+    %x = alloc fragment f32[1, 32]
+    copy %X[%bx, 0] -> %x
+    copy %x -> %Y[%bx, 0]
+  }
+}
+)";
+  ASSERT_EQ(take(tileModuleParseString(Ctx, Src, strlen(Src), "copy.tile",
+                                       &Module)),
+            "");
+  ASSERT_EQ(take(tileTargetResolve(Ctx, "cpu", nullptr, &Target)), "");
+  ASSERT_EQ(take(tileCompile(Module, Target, "copy", &Artifact)), "");
+  EXPECT_EQ(tileArtifactGetParamNumStrides(Artifact, 0, 0), 2);
+  EXPECT_EQ(tileArtifactGetParamNumStrides(Artifact, 0, 1), 0);
+  EXPECT_EQ(tileArtifactGetParamNumStrides(nullptr, 0, 0), -1);
 }
 
 TEST_F(CAPITest, SourceErrorsAreLocated) {
