@@ -13,9 +13,9 @@
    torch's own add for scale. Measured for the launcher's direct torch
    path, for the plain __dlpack__ path and for the launcher before this
    change (main's package as tile_old, when carried); to attribute the
-   time: the launcher's Python alone (tileLaunchCall replaced by a C
-   function returning at once), the C API call alone (tileLaunchCall
-   through ctypes on arguments already written), the launcher with each of
+   time: the launcher's Python alone (its C call replaced by one
+   returning at once), the C API call alone (tileLaunchCallPacked through
+   ctypes on arguments already written), the launcher with each of
    its measures taken back, and the parts (ctypes, cuLaunchKernel of an
    empty kernel, the torch.Tensor reads). Then the checks the direct path
    leaves to the entry point, on CUDA tensors: a wrong dtype, a wrong
@@ -127,7 +127,7 @@ def launcher_globals(kernel):
 
 
 def python_side(kernel, args):
-    """Host time of a launch with tileLaunchCall replaced by a C function
+    """Host time of a launch with its C call replaced by a C function
     that returns at once (libc labs, through ctypes the same way): the
     launcher's Python alone, ctypes crossing included."""
     import ctypes
@@ -184,9 +184,8 @@ def launch_overhead():
     results["  its Python alone (call -> labs)"] = python_side(add, (a, b, c))
     g = launcher_globals(add)
     add(a, b, c)  # the launcher's buffer now holds a, b, c
-    call, launch, args, nargs = g["call"], g["L"], g["AD"], g["NC"]
-    results["  tileLaunchCall from ctypes"] = both(
-        lambda: call(launch, args, nargs))
+    call, block = g["call"], g["PD"]
+    results["  tileLaunchCallPacked from ctypes"] = both(lambda: call(block))
     tile._dltensor = through_dlpack
     print(f"check direct path taken: {'ok' if dlpack_calls[0] == 0 else 'FAIL'}"
           f" ({dlpack_calls[0]} arguments went through __dlpack__)")
@@ -212,7 +211,7 @@ def launch_overhead():
     # functions; a PyDLL function keeps it): measured, not used.
     import ctypes
     pylib = ctypes.PyDLL(os.environ["TILE_CAPI_LIBRARY"])
-    held = pylib._FuncPtr(("tileLaunchCall", pylib))
+    held = pylib._FuncPtr(("tileLaunchCallPacked", pylib))
     held.restype = ctypes.c_void_p
     g = launcher_globals(add)
     real = g["call"]
@@ -222,7 +221,7 @@ def launch_overhead():
         add(a, b, c)
         torch.cuda.synchronize()
         check("add keeping the GIL vs torch", c, a + b, atol=0, rtol=0)
-        results["  keeping the GIL in tileLaunchCall"] = both(
+        results["  keeping the GIL in the call"] = both(
             lambda: add(a, b, c))
     finally:
         g["call"] = real
@@ -305,7 +304,7 @@ NOOP_PTX = b"""
 
 def launch_parts(a, b, c, n):
     """Where a launch's host time goes on this machine: ctypes calls that
-    return at once (3 and 11 arguments), cuLaunchKernel of an empty kernel
+    return at once (1, 3 and 11 arguments), cuLaunchKernel of an empty kernel
     with the same arguments straight from ctypes (11 arguments), and the
     torch.Tensor reads the launcher makes."""
     import ctypes
@@ -316,12 +315,12 @@ def launch_parts(a, b, c, n):
     labs.restype = None
     null = ctypes.c_void_p()
     one, threads, zero = ctypes.c_uint(1), ctypes.c_uint(256), ctypes.c_uint(0)
-    g = launcher_globals(tile.compile("examples/elementwise_add.tile",
-                                      target=TARGET))
-    L, AD, NC = g["L"], g["AD"], g["NC"]
+    p1, p2, p3 = ctypes.c_void_p(1), ctypes.c_void_p(2), ctypes.c_size_t(3)
     parts = {
+        "ctypes call, 1 argument, returning": host_time_per_call(
+            lambda: labs(p1)),
         "ctypes call, 3 arguments, returning": host_time_per_call(
-            lambda: labs(L, AD, NC)),
+            lambda: labs(p1, p2, p3)),
         "ctypes call, 11 arguments, returning": host_time_per_call(
             lambda: labs(null, one, one, one, threads, one, one, zero, null,
                          null, null)),
@@ -354,6 +353,14 @@ def launch_parts(a, b, c, n):
         finally:
             release()
     parts["lock acquire + release"] = host_time_per_call(locked)
+    missing = object()
+
+    def shaped(a0=missing, a1=missing, a2=missing, /, *rest, **kw):
+        if rest or kw or a2 is missing:
+            raise TypeError
+    as_call = type("K", (), {"__call__": staticmethod(shaped)})()
+    parts["call of a launcher-shaped no-op"] = host_time_per_call(
+        lambda: as_call(a, b, c))
     parts["pack_into of 21 values (add's)"] = host_time_per_call(
         lambda: pack21(buf, 0, v, 2, 0, 1, 5, v, n, v, 2, 0, 1, 5, v, n, v, 2,
                        0, 1, 5, v, n))

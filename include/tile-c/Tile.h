@@ -246,6 +246,20 @@ TILE_CAPI_EXPORT TileErrorRef tileLaunchCall(TileLaunchRef L,
                                              const TileArg *Args,
                                              size_t NumArgs);
 
+/** tileLaunchCall's arguments in memory, for tileLaunchCallPacked. */
+typedef struct TileLaunchCallArgs {
+  TileLaunchRef Launch;
+  const TileArg *Args;
+  size_t NumArgs;
+} TileLaunchCallArgs;
+
+/** tileLaunchCall(Call->Launch, Call->Args, Call->NumArgs): the same call
+ *  with one argument, for bindings that pay for each argument they pass
+ *  (Python's ctypes: about 0.12 us an argument on the H200 machine's CPU,
+ *  bench/gpu/python_h200.py), which can then keep the three in memory. */
+TILE_CAPI_EXPORT TileErrorRef
+tileLaunchCallPacked(const TileLaunchCallArgs *Call);
+
 /** Argument constructors. A DLManagedTensor is passed as
  *  tileArgTensor(&Managed->dl_tensor); ownership stays with the caller. */
 static inline TileArg tileArgTensor(DLTensor *T) {

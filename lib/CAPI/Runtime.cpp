@@ -273,3 +273,9 @@ TileErrorRef tileLaunchCall(TileLaunchRef L, const TileArg *Args,
     return nullArgument("tileLaunchCall", !L ? "the launch" : "the arguments");
   return wrapLaunch(L->P->call(llvm::ArrayRef<TileArg>(Args, NumArgs)));
 }
+
+TileErrorRef tileLaunchCallPacked(const TileLaunchCallArgs *Call) {
+  if (!Call)
+    return nullArgument("tileLaunchCallPacked", "the call");
+  return tileLaunchCall(Call->Launch, Call->Args, Call->NumArgs);
+}

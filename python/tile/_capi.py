@@ -105,6 +105,7 @@ _PROTOTYPES = {
     "tileLaunchDestroy": (None, [_P]),
     # Arguments by address: the launcher passes its buffer's.
     "tileLaunchCall": (_P, [_P, _P, _Z]),
+    "tileLaunchCallPacked": (_P, [_P]),
 }
 
 for _name, (_res, _args) in _PROTOTYPES.items():

@@ -232,6 +232,23 @@ TEST_F(CAPITest, PreparedLaunchesRunAndCheckEveryCall) {
   EXPECT_EQ(take(tileLaunchCall(Launch, nullptr, 4), &K),
             "tileLaunchCall: the arguments is NULL");
   EXPECT_EQ(K, TILE_ERROR_INVALID_CALL);
+
+  // The packed form is the same call: it runs, and refuses the same way.
+  for (size_t I = 0; I != 64; ++I)
+    X.Data[I] = float(I), Y.Data[I] = 1;
+  Args[3] = tileArgInt(3);
+  TileLaunchCallArgs Call = {Launch, Args, 4};
+  ASSERT_EQ(take(tileLaunchCallPacked(&Call)), "");
+  ASSERT_EQ(take(tileExecutorSynchronize(Exec)), "");
+  for (size_t I = 0; I != 64; ++I)
+    ASSERT_EQ(Y.Data[I], float(I) + 1 + 3) << I;
+  Call.NumArgs = 3;
+  EXPECT_EQ(take(tileLaunchCallPacked(&Call), &K),
+            "'tile_axpy' takes 4 arguments, got 3");
+  EXPECT_EQ(K, TILE_ERROR_ARGUMENT);
+  EXPECT_EQ(take(tileLaunchCallPacked(nullptr), &K),
+            "tileLaunchCallPacked: the call is NULL");
+  EXPECT_EQ(K, TILE_ERROR_INVALID_CALL);
   tileLaunchDestroy(Launch);
 }
 
