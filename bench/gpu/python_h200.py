@@ -115,10 +115,26 @@ def host_time_per_call(fn, r=2000, rounds=7):
     return statistics.median(per)
 
 
-def both(fn):
-    """(rounds of 2000, rounds of 200 with more of them): a round of 200
-    stays well inside the driver's queue, so the GPU's pace cannot enter."""
-    return host_time_per_call(fn), host_time_per_call(fn, r=200, rounds=35)
+def interleaved(variants, r, rounds):
+    """Host seconds per call of each of \p variants (name -> callable),
+    measured in turn within every round (r calls back to back, then a
+    synchronize), so that a drift of the machine during the run reaches
+    them all alike; the median over rounds of each."""
+    for fn in variants.values():
+        for _ in range(50):
+            fn()
+    torch.cuda.synchronize()
+    per = {name: [] for name in variants}
+    names = list(variants)
+    for k in range(rounds):
+        for name in names[k % len(names):] + names[:k % len(names)]:
+            fn = variants[name]
+            t0 = time.perf_counter()
+            for _ in range(r):
+                fn()
+            per[name].append((time.perf_counter() - t0) / r)
+            torch.cuda.synchronize()
+    return {name: statistics.median(v) for name, v in per.items()}
 
 
 def launcher_globals(kernel):
@@ -126,23 +142,30 @@ def launcher_globals(kernel):
     return type(kernel).__call__.__globals__
 
 
-def python_side(kernel, args):
-    """Host time of a launch with its C call replaced by a C function
-    that returns at once (libc labs, through ctypes the same way): the
-    launcher's Python alone, ctypes crossing included."""
+def as_kernel(fn, static=True):
+    """An object whose __call__ is \p fn, as a Kernel's is (a staticmethod
+    for this package's launchers, a method for the previous one's)."""
+    return type("K", (), {"__call__": staticmethod(fn) if static else fn})()
+
+
+def with_globals(fn, **changes):
+    """\p fn over a copy of its globals with \p changes."""
+    import types
+    return types.FunctionType(fn.__code__, dict(fn.__globals__, **changes),
+                              fn.__name__, fn.__defaults__)
+
+
+def c_noop():
+    """A C function that returns at once, called through ctypes as the
+    launchers call theirs (libc labs; its result ignored)."""
     import ctypes
-    g = launcher_globals(kernel)
     noop = ctypes.CDLL(None)["labs"]
     noop.restype = None
-    real = g["call"]
-    g["call"] = noop
-    try:
-        return both(lambda: kernel(*args))
-    finally:
-        g["call"] = real
+    return noop
 
 
 def launch_overhead():
+    import ctypes
     import triton
     import triton.language as tl
 
@@ -170,7 +193,63 @@ def launch_overhead():
     torch.cuda.synchronize()
     check("triton add vs torch", c, a + b, atol=0, rtol=0)
 
-    results = {}
+    def checked(name, fn):
+        c.fill_(float("nan"))
+        fn()
+        torch.cuda.synchronize()
+        check(f"add {name.strip()} vs torch", c, a + b, atol=0, rtol=0)
+        return fn
+
+    noop = c_noop()
+    variants = {"tile (torch direct path)": lambda: add(a, b, c)}
+    run = type(add).__call__
+    alone = as_kernel(with_globals(run, call=noop))
+    variants["  its Python alone (C call -> labs)"] = lambda: alone(a, b, c)
+    g = launcher_globals(add)
+    add(a, b, c)  # the launcher's buffer now holds a, b, c
+    call, block = g["call"], g["PD"]
+    variants["  tileLaunchCallPacked from ctypes"] = lambda: call(block)
+    # Each of the launcher's measures taken back, one at a time: a launcher
+    # built so, beside the real one.
+    launch_mod, info = tile._launch, tile._torch_info
+    for name, attr, value in [
+            ("  without NULL strides (stride())", "NULL_STRIDES", False)]:
+        saved = getattr(launch_mod, attr)
+        setattr(launch_mod, attr, value)
+        tile._set_torch_info(info)  # rebuilds the launchers
+        k = as_kernel(type(add).__call__)
+        setattr(launch_mod, attr, saved)
+        variants[name] = checked(name, lambda k=k: k(a, b, c))
+    tile._set_torch_info(info)
+    # What releasing the GIL around the call costs (ctypes does for CDLL
+    # functions; a PyDLL function keeps it): measured, not used.
+    pylib = ctypes.PyDLL(os.environ["TILE_CAPI_LIBRARY"])
+    held = pylib._FuncPtr(("tileLaunchCallPacked", pylib))
+    held.restype = ctypes.c_void_p
+    kept = as_kernel(with_globals(type(add).__call__, call=held))
+    variants["  keeping the GIL in the call"] = checked(
+        "keeping the GIL", lambda: kept(a, b, c))
+    try:  # the launcher as it was before this change (main's package)
+        import tile_old
+        old = tile_old.compile("examples/elementwise_add.tile", target=TARGET)
+        variants["tile, previous launcher (main)"] = checked(
+            "previous launcher", lambda: old(a, b, c))
+        old_alone = as_kernel(with_globals(type(old).__call__, call=noop),
+                              static=False)
+        variants["  its Python alone (C call -> labs) "] = \
+            lambda: old_alone(a, b, c)
+    except ImportError:
+        print("(no tile_old: the previous launcher is not compared)")
+    tile._torch.ENABLED = False
+    tile._set_torch_info(None)
+    dl = as_kernel(type(add).__call__)
+    tile._torch.ENABLED = True
+    tile._set_torch_info(info)
+    variants["tile (__dlpack__ path)"] = checked(
+        "through __dlpack__", lambda: dl(a, b, c))
+    variants["triton"] = lambda: triton_add[grid](a, b, c, n, BLOCK=1024)
+    variants["torch.add(out=)"] = lambda: torch.add(a, b, out=c)
+
     # The direct path must be the one timed: count what goes via __dlpack__.
     dlpack_calls = [0]
     through_dlpack = tile._dltensor
@@ -180,80 +259,34 @@ def launch_overhead():
         return through_dlpack(*args)
 
     tile._dltensor = counting
-    results["tile (torch direct path)"] = both(lambda: add(a, b, c))
-    results["  its Python alone (call -> labs)"] = python_side(add, (a, b, c))
-    g = launcher_globals(add)
-    add(a, b, c)  # the launcher's buffer now holds a, b, c
-    call, block = g["call"], g["PD"]
-    results["  tileLaunchCallPacked from ctypes"] = both(lambda: call(block))
+    long = interleaved(variants, r=2000, rounds=9)
+    short = interleaved(variants, r=200, rounds=45)
     tile._dltensor = through_dlpack
-    print(f"check direct path taken: {'ok' if dlpack_calls[0] == 0 else 'FAIL'}"
-          f" ({dlpack_calls[0]} arguments went through __dlpack__)")
-    if dlpack_calls[0]:
+    # Only the __dlpack__ variant's three tensors take that path.
+    expected = 3 * (50 + 9 * 2000 + 50 + 45 * 200)
+    print(f"check direct path taken: "
+          f"{'ok' if dlpack_calls[0] == expected else 'FAIL'}"
+          f" ({dlpack_calls[0]} arguments went through __dlpack__, "
+          f"{expected} of them from the __dlpack__ variant)")
+    if dlpack_calls[0] != expected:
         failures.append("direct path taken")
-
-    # Each of the launcher's measures, taken back one at a time.
-    launch_mod, info = tile._launch, tile._torch_info
-    for name, attr, value in [
-            ("  without NULL strides (stride())", "NULL_STRIDES", False),
-            ("  one pack_into of every value", "MAX_PACK_VALUES", 10**6)]:
-        saved = getattr(launch_mod, attr)
-        setattr(launch_mod, attr, value)
-        tile._set_torch_info(info)  # rebuilds the launchers
-        c.fill_(float("nan"))
-        add(a, b, c)
-        torch.cuda.synchronize()
-        check(f"add {name.strip()} vs torch", c, a + b, atol=0, rtol=0)
-        results[name] = both(lambda: add(a, b, c))
-        setattr(launch_mod, attr, saved)
-    tile._set_torch_info(info)
-    # What releasing the GIL around the call costs (ctypes does for CDLL
-    # functions; a PyDLL function keeps it): measured, not used.
-    import ctypes
-    pylib = ctypes.PyDLL(os.environ["TILE_CAPI_LIBRARY"])
-    held = pylib._FuncPtr(("tileLaunchCallPacked", pylib))
-    held.restype = ctypes.c_void_p
-    g = launcher_globals(add)
-    real = g["call"]
-    g["call"] = held
-    try:
-        c.fill_(float("nan"))
-        add(a, b, c)
-        torch.cuda.synchronize()
-        check("add keeping the GIL vs torch", c, a + b, atol=0, rtol=0)
-        results["  keeping the GIL in the call"] = both(
-            lambda: add(a, b, c))
-    finally:
-        g["call"] = real
-
-    try:  # the launcher as it was before this change (main's package)
-        import tile_old
-        old = tile_old.compile("examples/elementwise_add.tile", target=TARGET)
-        old(a, b, c)
-        results["tile, previous launcher (main)"] = both(lambda: old(a, b, c))
-        results["  its Python alone (call -> labs) "] = python_side(
-            old, (a, b, c))
-    except ImportError:
-        print("(no tile_old: the previous launcher is not compared)")
-
-    tile._torch.ENABLED = False
-    tile._set_torch_info(None)
-    results["tile (__dlpack__ path)"] = both(lambda: add(a, b, c))
-    tile._torch.ENABLED = True
-    tile._set_torch_info(info)
-    results["triton"] = both(lambda: triton_add[grid](a, b, c, n, BLOCK=1024))
-    results["torch.add(out=)"] = both(lambda: torch.add(a, b, out=c))
     print(f"launch overhead, host time per call (N={n} f32 add, "
-          f"triton {triton.__version__}, torch {torch.__version__}; "
-          f"rounds of 2000 / of 200):")
-    for name, (sec, sec200) in results.items():
-        print(f"  {name:36s} {sec * 1e6:7.2f} us  {sec200 * 1e6:7.2f} us")
-    tile_us = results["tile (torch direct path)"][0] * 1e6
+          f"triton {triton.__version__}, torch {torch.__version__}; each the "
+          f"median of 9 rounds of 2000 / of 45 rounds of 200 calls, the "
+          f"variants in turn within each round):")
+    for name in variants:
+        print(f"  {name:36s} {long[name] * 1e6:7.2f} us  "
+              f"{short[name] * 1e6:7.2f} us")
+    tile_us = long["tile (torch direct path)"] * 1e6
     print(f"  tile / triton: "
-          f"{results['tile (torch direct path)'][0] / results['triton'][0]:.2f}"
+          f"{long['tile (torch direct path)'] / long['triton']:.2f}"
           f"  (goal: tile <= 10 us per call: "
           f"{'met' if tile_us <= 10 else 'not met'})")
 
+    try:
+        attribute_launcher(add, a, b, c)
+    except Exception as e:  # an attribution only: the checks go on
+        print(f"(launcher attribution failed: {type(e).__name__}: {e})")
     try:
         launch_parts(a, b, c, n)
     except Exception as e:  # an attribution only: the checks go on
@@ -291,6 +324,55 @@ def launch_overhead():
     add(a, b, c)
     torch.cuda.synchronize()
     check("add after the refusals vs torch", c, a + b, atol=0, rtol=0)
+
+
+# The launcher's source with one more of its parts removed at each step
+# (cumulative): the differences between steps attribute its Python time.
+ATTRIBUTION_STEPS = [
+    ("class checks", [(r"a(\d)\.__class__ is T and ", "")]),
+    ("is_cuda", [(r"a(\d)\.is_cuda", "True")]),
+    ("shape reads", [(r"\[h(\d)_0\] = a\d\.shape", r"h\1_0 = 4096")]),
+    ("is_contiguous()", [(r"a(\d)\.is_contiguous\(\)", "True")]),
+    ("data_ptr()", [(r"a(\d)\.data_ptr\(\)", "4096")]),
+    ("get_device()", [(r"a(\d)\.get_device\(\)", "0")]),
+    ("dtype lookups", [(r"DT\[a(\d)\.dtype\]", "8706")]),
+    ("pack_into", [(r"pd0\(buf, [^\n]*\)", "pass")]),
+    ("lock", [(r"\n    acquire\(\)", ""), (r"\n        release\(\)",
+                                              "\n        pass")]),
+]
+
+
+def attribute_launcher(add, a, b, c):
+    """Where the launcher's Python time goes: its source (the direct path
+    taken; tileLaunchCallPacked replaced by labs) run with its parts
+    removed one after another, every step measured in turn in each round."""
+    fn = type(add).__call__
+    source = fn.source
+    env = dict(fn.__globals__, call=c_noop())
+    steps = {"as generated": source}
+    for name, subs in ATTRIBUTION_STEPS:
+        for pattern, repl in subs:
+            source = re.sub(pattern, repl, source)
+        steps["- " + name] = source
+    variants = {}
+    for name, src in steps.items():
+        e = dict(env)
+        exec(compile(src, "<variant>", "exec"), e)
+        k = as_kernel(e["launch"])
+        variants[name] = lambda k=k: k(a, b, c)
+    empty = as_kernel(lambda: None)
+    variants["(an empty __call__)"] = lambda: empty()
+    times = interleaved(variants, r=200, rounds=45)
+    print("the launcher's Python, its parts removed one after another "
+          "(cumulative; median of 45 rounds of 200, in turn):")
+    last = None
+    for name, t in times.items():
+        step = "" if last is None else f"  (step {(last - t) * 1e6:+.2f} us)"
+        print(f"  {name:32s} {t * 1e6:6.2f} us{step}")
+        last = t
+    print("  the launcher's source, its direct path:")
+    for line in fn.source.splitlines()[:20]:
+        print("    | " + line)
 
 
 NOOP_PTX = b"""
