@@ -54,8 +54,7 @@ def main():
     rows["tile, NumPy arrays (__dlpack__)"] = per_call(lambda: add(a, b, c))
     # The C part alone, on a TileArg array of DLTensors kept alive here
     # (the launcher's own buffer points at capsules gone after the call).
-    consts = type(add).__call__.__globals__
-    call, launch, count = consts["call"], consts["L"], consts["NC"]
+    call, launch, count = tile.lib.tileLaunchCall, add._launch, 3
     kept = [tile._dltensor(x, p, i)
             for i, (x, p) in enumerate(zip((a, b, c), add.params))]
     targs = (tile._capi.TileArg * 3)()

@@ -9,15 +9,17 @@
 2. Per-call launch overhead from Python of an already-compiled kernel,
    beside a Triton kernel launch in the same run: the same elementwise add
    on the same tensors (N = 4096 f32), R launches back to back, host time
-   per launch (median of 7 rounds of 2000, and of 35 rounds of 200), and
+   per launch (median of 9 rounds of 2000, and of 45 rounds of 200), and
    torch's own add for scale. Measured for the launcher's direct torch
    path, for the plain __dlpack__ path and for the launcher before this
    change (main's package as tile_old, when carried); to attribute the
    time: the launcher's Python alone (its C call replaced by one
    returning at once), the C API call alone (tileLaunchCallPacked through
-   ctypes on arguments already written), the launcher with each of
-   its measures taken back, and the parts (ctypes, cuLaunchKernel of an
-   empty kernel, the torch.Tensor reads). Then the checks the direct path
+   ctypes on arguments already written), the launcher reading stride()
+   instead of giving NULL strides and one keeping the GIL across its
+   call, all measured in turn within each round; then the launcher's
+   Python with its parts removed one after another, and the parts
+   (ctypes, cuLaunchKernel of an empty kernel, the torch.Tensor reads). Then the checks the direct path
    leaves to the entry point, on CUDA tensors: a wrong dtype, a wrong
    length, a strided view, a CPU tensor, a wrong rank, a missing and an
    unknown argument are each refused by name.
@@ -116,7 +118,7 @@ def host_time_per_call(fn, r=2000, rounds=7):
 
 
 def interleaved(variants, r, rounds):
-    """Host seconds per call of each of \p variants (name -> callable),
+    r"""Host seconds per call of each of \p variants (name -> callable),
     measured in turn within every round (r calls back to back, then a
     synchronize), so that a drift of the machine during the run reaches
     them all alike; the median over rounds of each."""
@@ -143,13 +145,13 @@ def launcher_globals(kernel):
 
 
 def as_kernel(fn, static=True):
-    """An object whose __call__ is \p fn, as a Kernel's is (a staticmethod
+    r"""An object whose __call__ is \p fn, as a Kernel's is (a staticmethod
     for this package's launchers, a method for the previous one's)."""
     return type("K", (), {"__call__": staticmethod(fn) if static else fn})()
 
 
 def with_globals(fn, **changes):
-    """\p fn over a copy of its globals with \p changes."""
+    r"""\p fn over a copy of its globals with \p changes."""
     import types
     return types.FunctionType(fn.__code__, dict(fn.__globals__, **changes),
                               fn.__name__, fn.__defaults__)
