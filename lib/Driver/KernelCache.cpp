@@ -12,6 +12,7 @@
 #include "tile/Driver/KernelCache.h"
 #include "tile/Driver/CompileModule.h"
 #include "tile/IR/Printer.h"
+#include "tile/Support/FileIdentity.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
@@ -25,6 +26,7 @@
 #include "llvm/TargetParser/Host.h"
 #include <chrono>
 #include <dlfcn.h>
+#include <unistd.h>
 
 using namespace tile;
 
@@ -115,6 +117,17 @@ std::string KernelCache::getEntryPath(llvm::StringRef Key) const {
   return std::string(P);
 }
 
+std::string KernelCache::getToolchainEnvironment() {
+  std::vector<std::string> Vars;
+  for (char **E = environ; E && *E; ++E) {
+    llvm::StringRef V(*E);
+    if (V.starts_with("TILE_") && !V.starts_with("TILE_CACHE_DIR="))
+      Vars.push_back(V.str());
+  }
+  llvm::sort(Vars);
+  return llvm::join(Vars, "\n");
+}
+
 std::string KernelCache::computeKey(const Module &M, const BackendContext &Ctx,
                                     llvm::StringRef Options,
                                     llvm::StringRef ToolVersion) {
@@ -141,6 +154,7 @@ std::string KernelCache::computeKey(const Module &M, const BackendContext &Ctx,
       Host += " +" + Name.str();
   Field("host", Host);
   Field("options", Options);
+  Field("environment", getToolchainEnvironment());
   return llvm::toHex(H.final(), /*LowerCase=*/true);
 }
 
@@ -183,6 +197,17 @@ std::optional<KernelArtifact> KernelCache::lookup(llvm::StringRef Key,
   llvm::Expected<KernelArtifact> A = KernelArtifact::deserialize(Payload);
   if (!A)
     return Reject("corrupted (" + llvm::toString(A.takeError()) + ")");
+  // The external programs that made it must be the same builds.
+  for (const auto &[Note, Identity] : A->Notes) {
+    llvm::StringRef Name(Note);
+    if (!Name.consume_front(ToolchainNotePrefix))
+      continue;
+    std::string Now = getFileIdentity(Name);
+    if (Now != Identity)
+      return Reject(("stale: it was built by '" + Name + "' (" + Identity +
+                     "), which is now " + Now)
+                        .str());
+  }
   return std::move(*A);
 }
 

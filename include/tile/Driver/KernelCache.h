@@ -4,10 +4,13 @@
 // kernel for the same target loads the first one's result. An entry's key
 // is a hash of everything that decides the code: the specialized IR as
 // printed, the resolved BackendContext, this machine's CPU where the
-// target says `native`, Tile's own build, and the options that change
-// code. The external programs a backend runs (ptxas) and the environment
-// that chooses them (TILE_PTXAS) are not part of the key yet: after
-// installing another ptxas, clear the directory or use --no-cache.
+// target says `native`, Tile's own build, the options that change code,
+// and the environment that chooses and configures external programs
+// (every TILE_* variable but TILE_CACHE_DIR: TILE_PTXAS, TILE_LD_LLD,
+// TILE_LLC, ...). The external programs a backend ran (ptxas, ld.lld,
+// llc) are recorded in the entry with their size and modification time
+// (tile/Support/FileIdentity.h); an entry whose program changed since is
+// stale, reported and rebuilt.
 //
 // Entries are published atomically (a unique temporary file, then a
 // rename) with a BLAKE3 checksum of their contents: a truncated or
@@ -38,7 +41,7 @@ enum class CacheOutcome {
   Disabled, ///< no cache (--no-cache, or the directory is not usable)
   Hit,      ///< loaded from disk
   Miss,     ///< compiled, then published
-  Rebuilt,  ///< the entry was corrupted or truncated: compiled again
+  Rebuilt,  ///< the entry was corrupted, truncated or stale: compiled again
 };
 llvm::StringRef getCacheOutcomeName(CacheOutcome O);
 
@@ -62,6 +65,10 @@ public:
   bool isEnabled() const { return Enabled; }
   llvm::StringRef getDirectory() const { return Dir; }
 
+  /// The TILE_* environment variables (but TILE_CACHE_DIR), sorted, one a
+  /// line: part of every key.
+  static std::string getToolchainEnvironment();
+
   /// The key of \p M (specialized, not yet lowered) for \p Ctx; \p Options
   /// are the options that change code, \p ToolVersion Tile's build
   /// (getToolVersion() when empty). 64 hex digits.
@@ -69,8 +76,9 @@ public:
                                 llvm::StringRef Options,
                                 llvm::StringRef ToolVersion = "");
 
-  /// The artifact under \p Key, or nothing. A damaged entry is removed
-  /// with a warning, and \p Damaged is set.
+  /// The artifact under \p Key, or nothing. A damaged entry, or one made
+  /// by an external program that has changed since, is removed with a
+  /// warning, and \p Damaged is set.
   std::optional<KernelArtifact> lookup(llvm::StringRef Key,
                                        bool *Damaged = nullptr);
 

@@ -19,6 +19,7 @@
 #include "NVPTXHopperOps.h"
 #include "NVPTXTMAOps.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
+#include "tile/Support/FileIdentity.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -197,6 +198,7 @@ llvm::Error assemble(llvm::StringRef Ptxas, llvm::StringRef Arch,
   A.DeviceCode = std::move(*Run->Output);
   A.DeviceFmt = DeviceFormat::Cubin;
   A.Notes["ptxas"] = Run->Log;
+  recordExternalTool(A.Notes, Ptxas);
   // For the cuda executor: the architecture the cubin runs on (it hands
   // the PTX to the driver on a device of another major version).
   A.Notes["cubin.arch"] = Arch.str();

@@ -33,6 +33,7 @@
 
 #include "LegalizeForOpenCL.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
+#include "tile/Support/FileIdentity.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -204,6 +205,7 @@ llvm::Error generateLevelZeroDeviceCode(const BackendContext &Ctx,
     Text = std::move(*Asm);
     Binary = std::move(*Obj);
     Artifact.Notes["spirv-emission"] = "llc (" + *LLC + ")";
+    recordExternalTool(Artifact.Notes, *LLC);
   } else {
     std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(LM);
     auto Asm = emitMachineCode(*Copy, **TM, EmitKind::Assembly);

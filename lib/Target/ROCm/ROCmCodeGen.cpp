@@ -20,6 +20,7 @@
 
 #include "MFMALayout.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
+#include "tile/Support/FileIdentity.h"
 #include "tile/IR/Diagnostics.h"
 #include "tile/IR/IR.h"
 #include "tile/IR/Walk.h"
@@ -222,6 +223,7 @@ llvm::Error generateROCmDeviceCode(const BackendContext &Ctx, const Module &M,
   if (!Code)
     return Code.takeError();
   Artifact.DeviceCode = std::move(*Code);
+  recordExternalTool(Artifact.Notes, *Linker);
   return llvm::Error::success();
 }
 
