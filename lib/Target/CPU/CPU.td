@@ -12,11 +12,13 @@ include "CPUOps.td"
 defvar CpuMcpu = TargetAttr<"mcpu", TargetString, "native", [],
                             "LLVM CPU name, or native for this machine">;
 // Unset unless written, so that target strings stay as they were; the CPU
-// codegen takes libmvec when it is unset (VectorMath.h).
-defvar CpuVeclib = TargetEnumAttr<"veclib", ["none", "libmvec"], "",
-                                  "vector math library for exp, exp2, log, log2 "
-                                  "and tanh; unset: libmvec (glibc's, x86-64 "
-                                  "Linux) where it loads, else none">;
+// codegen takes `tile` when it is unset (VectorMath.h).
+defvar CpuVeclib = TargetEnumAttr<"veclib", ["none", "libmvec", "tile"], "",
+                                  "vector math for exp, exp2, log, log2 and "
+                                  "tanh: none (lane by lane), libmvec (glibc's, "
+                                  "x86-64 Linux), tile (exp and exp2 of f32 "
+                                  "inline, the others from libmvec where it "
+                                  "loads); unset: tile">;
 
 def CpuKind : TargetKind<"cpu"> {
   let Summary = "this machine's CPU, LLVM IR run through ORC";

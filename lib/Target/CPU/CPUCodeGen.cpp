@@ -19,6 +19,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
@@ -29,7 +30,16 @@ namespace {
 
 class CPUDeviceTarget : public LLVMDeviceTarget {
 public:
-  explicit CPUDeviceTarget(CPUVectorInfo Vec) : Vec(std::move(Vec)) {}
+  CPUDeviceTarget(CPUVectorInfo Vec, const CPUVectorMath &VM, bool HasScalef)
+      : Vec(std::move(Vec)), VM(VM), HasScalef(HasScalef) {}
+
+  /// exp and exp2 of f32 inline where the vector math says so.
+  llvm::Value *emitMath(llvm::IRBuilder<> &B, llvm::StringRef Name,
+                        llvm::Value *X) override {
+    if (VM.inlinesExp() && X->getType()->isFloatTy() && (Name == "exp" || Name == "exp2"))
+      return emitInlineExpF32(B, X, Name == "exp2", HasScalef);
+    return LLVMDeviceTarget::emitMath(B, Name, X);
+  }
 
   /// The kernel's vector width is the one the CPU passes sized its loops
   /// for (getKernelVectorBits); it is stated on the function where it is
@@ -98,6 +108,8 @@ public:
 
 private:
   CPUVectorInfo Vec;
+  const CPUVectorMath &VM;
+  bool HasScalef;
 };
 
 /// Makes \p St store its value as a vector of integers of the same element
@@ -188,6 +200,22 @@ void streamGlobalStores(llvm::Module &LM) {
   }
 }
 
+/// Lets LLVM divide by a float as it multiplies by its reciprocal (the
+/// `arcp` flag on every fdiv of \p LM), so that a division by a
+/// loop-invariant value (softmax's sum, a norm's count) becomes one
+/// reciprocal outside the loop and a multiply per element: a vector
+/// division costs several multiplies' throughput (a quarter of softmax's
+/// time on the AMD EPYC of docs/Performance.md). The quotient may then
+/// differ from the correctly rounded one by about one ulp, and a divisor
+/// below 2^-126 in magnitude gives an infinite quotient.
+void allowReciprocals(llvm::Module &LM) {
+  for (llvm::Function &F : LM)
+    for (llvm::BasicBlock &BB : F)
+      for (llvm::Instruction &I : BB)
+        if (I.getOpcode() == llvm::Instruction::FDiv)
+          I.setHasAllowReciprocal(true);
+}
+
 /// Whether \p LM calls a function of the x86 vector function ABI (a vector
 /// math library's).
 bool callsVectorFunctions(const llvm::Module &LM) {
@@ -201,36 +229,33 @@ bool callsVectorFunctions(const llvm::Module &LM) {
 /// and the assembly in \p Asm. The library, when the code calls it, goes into \p Notes
 /// for the executor to load; a default library that is not there is
 /// noted with the reason.
-llvm::Error compile(llvm::Module &LM, const TargetSpec &T, std::string &Object,
-                    std::string *Source, std::map<std::string, std::string> &Notes,
+llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMath &VM,
+                    std::string &Object, std::string *Source,
+                    std::map<std::string, std::string> &Notes,
                     std::string *Asm = nullptr) {
   CodeGenPhaseTimer Phases(Notes);
-  auto TM = getCPUTargetMachine(T);
-  if (!TM)
-    return TM.takeError();
-  auto VM = CPUVectorMath::get(T, **TM);
-  if (!VM)
-    return VM.takeError();
-  llvm::TargetLibraryInfoImpl Libraries((*TM)->getTargetTriple());
-  VM->addMappings(Libraries);
+  llvm::TargetLibraryInfoImpl Libraries(TM.getTargetTriple());
+  VM.addMappings(Libraries);
   Phases.done("llvm-setup");
-  optimizeModule(LM, **TM, &Libraries);
+  optimizeModule(LM, TM, &Libraries);
   Phases.done("llvm-opt");
   if (callsVectorFunctions(LM))
-    Notes[KernelArtifact::kSharedLibrariesNote] = VM->getLibrary().str();
-  if (!VM->getUnavailableReason().empty())
-    Notes["vector-math"] = "none: " + VM->getUnavailableReason().str();
+    Notes[KernelArtifact::kSharedLibrariesNote] = VM.getLibrary().str();
+  if (!VM.getUnavailableReason().empty())
+    Notes["vector-math"] = (VM.inlinesExp() ? "exp and exp2 inline, the others none: "
+                                            : "none: ") +
+                           VM.getUnavailableReason().str();
   streamGlobalStores(LM);
   if (Source)
     *Source = printLLVMModule(LM);
   if (Asm) {
     std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(LM);
-    auto A = emitMachineCode(*Copy, **TM, EmitKind::Assembly);
+    auto A = emitMachineCode(*Copy, TM, EmitKind::Assembly);
     if (!A)
       return A.takeError();
     *Asm = std::move(*A);
   }
-  auto Obj = emitMachineCode(LM, **TM, EmitKind::Object);
+  auto Obj = emitMachineCode(LM, TM, EmitKind::Object);
   if (!Obj)
     return Obj.takeError();
   Object = std::move(*Obj);
@@ -248,15 +273,23 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   llvm::Expected<CPUVectorInfo> Vec = getCPUVectorInfo(Ctx.getTarget());
   if (!Vec)
     return Vec.takeError();
+  auto TM = getCPUTargetMachine(Ctx.getTarget());
+  if (!TM)
+    return TM.takeError();
+  auto VM = CPUVectorMath::get(Ctx.getTarget(), **TM);
+  if (!VM)
+    return VM.takeError();
   llvm::LLVMContext C;
   llvm::Module LM("tile-device", C);
-  CPUDeviceTarget T(std::move(*Vec));
+  CPUDeviceTarget T(std::move(*Vec), *VM,
+                    (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512f"));
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
+  allowReciprocals(LM);
   Phases.done("llvm-ir");
   Artifact.DeviceFmt = DeviceFormat::Object;
   // Assembly needs a second run of the code generator: only when asked.
-  return compile(LM, Ctx.getTarget(), Artifact.DeviceCode,
+  return compile(LM, **TM, *VM, Artifact.DeviceCode,
                  Ctx.keepsLLVMIR() ? &Artifact.DeviceSource : nullptr,
                  Artifact.Notes,
                  Ctx.keepsAssembly() ? &Artifact.Notes["device-asm"] : nullptr);

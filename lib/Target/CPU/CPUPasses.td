@@ -67,14 +67,19 @@ def CPUFuseElementwise : Pass<CPUPasses, "cpu-fuse-elementwise"> {
     A run is a sequence of consecutive statements over one element domain:
     copies between a whole fragment and a global region, fills, parallel
     loops that store to fragments at the loop's own index, and reductions
-    of a fragment along its innermost dimension. When every use of a
+    of a fragment along its innermost dimension; a statement of another
+    domain that the run neither depends on nor affects, followed by one
+    that joins the run, moves before the run (a GEMV's copy of x between
+    the copy of A's tile and the products). When every use of a
     fragment lies in such runs and each run writes an element of it before
     reading it, the fragment becomes one scalar per element and the run one
     loop nest that reads and writes global memory directly, emitted twice:
     unguarded when the whole tile is in range, and with copy's guards
     (out-of-range reads are zero, out-of-range writes are dropped)
     otherwise. Reductions accumulate into `lanes` partial results combined
-    after the nest, so that they vectorize without reassociation. Runs
+    after the nest, so that they vectorize without reassociation. A
+    fragment that stays an array gets a missed remark at the statement
+    that keeps it (-pass-remarks-missed=cpu-fuse-elementwise). Runs
     that do not qualify are left to tile-lower-tile-ops, except their
     reductions of a whole on-chip buffer along its innermost dimension
     into a whole buffer (softmax's max and sum over its running tile),

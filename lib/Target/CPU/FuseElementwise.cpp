@@ -5,7 +5,9 @@
 // consecutive statements over the same element domain: copies between a
 // whole fragment and a global region, fills, parallel loops whose bodies
 // store to fragments at the loop's own index, and reductions of a fragment
-// along its innermost dimension. When every use of a fragment is in such
+// along its innermost dimension (a statement of another domain that the
+// run does not depend on, followed by one that joins the run, moves before
+// the run). When every use of a fragment is in such
 // runs and each run writes an element before reading it, the fragment's
 // value never crosses elements or runs: it becomes one scalar per element,
 // and the run becomes
@@ -82,8 +84,9 @@ struct Run {
 
 class Fuser {
 public:
-  Fuser(Function &F, KernelStmt &K, int64_t Lanes, unsigned VectorBits)
-      : Names(F), K(K), Lanes(Lanes), VectorBits(VectorBits) {
+  Fuser(Function &F, KernelStmt &K, RemarkEmitter Remarks, int64_t Lanes,
+        unsigned VectorBits)
+      : Names(F), K(K), Remarks(Remarks), Lanes(Lanes), VectorBits(VectorBits) {
     walkStmts(F.getBody(), [&](const Stmt &S) {
       if (const auto *Fo = dyn_cast<ForStmt>(&S))
         for (const LoopDim &D : Fo->getDims())
@@ -111,6 +114,7 @@ public:
       collectRuns(K.getBodyMutable(), Runs);
       Changed = pruneLocals(Runs);
     }
+    remarkDropped();
     // Rewrite the runs back to front so that indices stay valid.
     for (auto It = Runs.rbegin(); It != Runs.rend(); ++It)
       fuse(*It);
@@ -397,6 +401,36 @@ private:
     return true;
   }
 
+  /// Whether \p M may run before all members of \p R: neither writes what
+  /// the other reads or writes, fragments included.
+  static bool independent(const Run &R, const Member &M) {
+    auto Touched = [](const Member &X) {
+      llvm::SmallVector<BufferValue *, 8> T(X.Reads.begin(), X.Reads.end());
+      T.append(X.Writes.begin(), X.Writes.end());
+      for (auto [F, W] : X.Events)
+        T.push_back(F);
+      return T;
+    };
+    auto Written = [](const Member &X) {
+      llvm::SmallVector<BufferValue *, 8> T(X.Writes.begin(), X.Writes.end());
+      for (auto [F, W] : X.Events)
+        if (W)
+          T.push_back(F);
+      return T;
+    };
+    llvm::SmallVector<BufferValue *, 8> MT = Touched(M), MW = Written(M);
+    for (const Member &O : R.Members) {
+      llvm::SmallVector<BufferValue *, 8> OT = Touched(O), OW = Written(O);
+      for (BufferValue *W : MW)
+        if (llvm::is_contained(OT, W))
+          return false;
+      for (BufferValue *W : OW)
+        if (llvm::is_contained(MT, W))
+          return false;
+    }
+    return true;
+  }
+
   void collectRuns(Block &B, std::vector<Run> &Runs) {
     std::optional<Run> Cur;
     auto Close = [&] {
@@ -413,8 +447,22 @@ private:
           collectRuns(*N, Runs);
         continue;
       }
-      if (Cur && !compatible(*Cur, *M))
+      if (Cur && !compatible(*Cur, *M)) {
+        // A member of another domain that the run does not depend on,
+        // followed by one that can join the run (a GEMV's copy of x
+        // between the copy of A's tile and the products), goes before the
+        // run, which then continues.
+        if (I + 1 != B.Stmts.size() && independent(*Cur, *M)) {
+          std::optional<Member> Next = analyze(*B.Stmts[I + 1]);
+          if (Next && compatible(*Cur, *Next)) {
+            std::rotate(B.Stmts.begin() + Cur->First, B.Stmts.begin() + I,
+                        B.Stmts.begin() + I + 1);
+            ++Cur->First;
+            continue;
+          }
+        }
         Close();
+      }
       if (!Cur) {
         Cur.emplace();
         Cur->B = &B;
@@ -438,12 +486,14 @@ private:
           Fn(O.R.Buf);
   }
 
+  /// The values used outside runs, each with the first statement that
+  /// uses it.
   void usesOutside(Block &B, const llvm::DenseSet<const Stmt *> &InRun,
-                   llvm::DenseSet<const Value *> &Out) {
+                   llvm::DenseMap<const Value *, llvm::SMLoc> &Out) {
     for (StmtPtr &S : B.Stmts) {
       if (InRun.count(S.get()))
         continue;
-      directUses(*S, [&](const Value *V) { Out.insert(V); });
+      directUses(*S, [&](const Value *V) { Out.try_emplace(V, S->getLoc()); });
       for (Block *N : getNestedBlocks(*S))
         usesOutside(*N, InRun, Out);
     }
@@ -456,27 +506,59 @@ private:
     for (const Run &R : Runs)
       for (const Member &M : R.Members)
         InRun.insert(M.S);
-    llvm::DenseSet<const Value *> Outside;
+    llvm::DenseMap<const Value *, llvm::SMLoc> Outside;
     usesOutside(K.getBodyMutable(), InRun, Outside);
     llvm::SmallVector<BufferValue *> Drop;
+    // The first reason each candidate is dropped for, for the remarks.
+    auto DropFor = [&](BufferValue *F, llvm::SMLoc Loc, llvm::StringRef Why) {
+      Drop.push_back(F);
+      if (Local.count(F))
+        Dropped.try_emplace(F, Why.str(), Loc);
+    };
     for (BufferValue *F : Local)
-      if (Outside.count(F))
-        Drop.push_back(F);
+      if (auto It = Outside.find(F); It != Outside.end())
+        DropFor(F, It->second,
+                "a statement that is not element-wise over it (a copy of part of "
+                "it, a gemm, an index other than a loop's own) uses it");
     for (const Run &R : Runs) {
       llvm::DenseSet<BufferValue *> Seen;
       for (const Member &M : R.Members) {
         if (M.Dst)
-          Drop.push_back(M.Dst);
-        Drop.append(M.Disqualify.begin(), M.Disqualify.end());
+          DropFor(M.Dst, M.S->getLoc(), kReductionResult);
+        for (BufferValue *F : M.Disqualify)
+          DropFor(F, M.S->getLoc(),
+                  "a statement of an element-wise run reads it at an index other "
+                  "than the element's");
         for (auto [F, Write] : M.Events)
           if (Seen.insert(F).second && !Write)
-            Drop.push_back(F);
+            DropFor(F, M.S->getLoc(),
+                    "a run of element-wise statements reads it before writing it (its "
+                    "value crosses from an earlier run)");
       }
     }
     bool Changed = false;
     for (BufferValue *F : Drop)
       Changed |= Local.remove(F);
     return Changed;
+  }
+
+  /// Missed remarks for the fragments that stay arrays, at the statement
+  /// that keeps each one (at its allocation when there is none). Reduction
+  /// results, which are not element-wise, are not named.
+  void remarkDropped() {
+    walkStmts(K.getBodyMutable(), [&](Stmt &S) {
+      auto *A = dyn_cast<AllocStmt>(&S);
+      if (!A || A->getBuffer()->getScope() != MemScope::Fragment)
+        return;
+      auto It = Dropped.find(A->getBuffer());
+      if (It == Dropped.end() || It->second.first == kReductionResult)
+        return;
+      llvm::SMLoc Loc = It->second.second.isValid() ? It->second.second : A->getLoc();
+      Remarks.missed(Loc, "fragment %" + A->getBuffer()->getName() +
+                              " stays an array on the stack instead of one value per "
+                              "element of a loop over global memory: " +
+                              It->second.first);
+    });
   }
 
   //===--- Rewriting ------------------------------------------------------===//
@@ -722,7 +804,9 @@ private:
     // while more than one vector is left (as vector adds); the last
     // vector's lanes then join the result in order. A chain of L scalar
     // adds would take about as long as the nest itself for a tile of a
-    // few vectors per lane.
+    // few vectors per lane. (Folding the last vector in halves as well
+    // left LLVM storing it to the stack and reading back parts of it, which
+    // was slower for GEMV and LayerNorm.)
     int64_t VL = std::max<int64_t>(1, int64_t(VectorBits) / getDTypeBits(Ty));
     int64_t W = L;
     while (W > VL && W % (2 * VL) == 0) {
@@ -970,8 +1054,13 @@ private:
     B.Stmts = std::move(Out);
   }
 
+  static constexpr const char *kReductionResult = "a reduction writes it";
+
   NameGenerator Names;
   KernelStmt &K;
+  RemarkEmitter Remarks;
+  /// Candidates dropped, with why and where.
+  llvm::DenseMap<const BufferValue *, std::pair<std::string, llvm::SMLoc>> Dropped;
   int64_t Lanes;
   unsigned VectorBits;
   llvm::DenseSet<const Value *> NonNeg;
@@ -1002,7 +1091,7 @@ public:
           Kernels.push_back(K);
       });
       for (KernelStmt *K : Kernels)
-        Fuser(*F, *K, Lanes, getKernelVectorBits(Vec, *K)).run();
+        Fuser(*F, *K, getRemarks(M), Lanes, getKernelVectorBits(Vec, *K)).run();
     }
     return true;
   }

@@ -7,6 +7,11 @@
 // the ISA levels the CPU has rather than listed; LLVM's own LIBMVEC preset
 // has exp and log at 128 and 256 bits only.
 //
+// By default (`veclib` unset or `tile`) exp and exp2 of f32, the functions
+// of softmax and attention, are instead expanded inline (emitInlineExpF32):
+// a call to libmvec's costs about four times the expansion's instructions
+// and makes the caller save every vector register it keeps live.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_LIB_TARGET_CPU_VECTORMATH_H
@@ -16,6 +21,7 @@
 #include "tile/Target/BackendContext.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/StringSaver.h"
 #include <memory>
@@ -31,13 +37,17 @@ namespace tile {
 class CPUVectorMath {
 public:
   /// The library \p T's `veclib` attribute asks for, for \p TM's CPU
-  /// (libmvec when unset). `libmvec` needs
+  /// (`tile` when unset: exp and exp2 of f32 inline, the rest from libmvec
+  /// where it loads). `libmvec` needs
   /// an x86-64 triple and libmvec.so.1 loadable in this process; where
   /// either is missing, an explicit request is an error and the default
   /// falls back to none, with getUnavailableReason() saying why.
   static llvm::Expected<CPUVectorMath> get(const TargetSpec &T,
                                            const llvm::TargetMachine &TM);
 
+  /// Whether exp and exp2 of f32 are expanded inline (emitInlineExpF32)
+  /// rather than called.
+  bool inlinesExp() const { return InlineExp; }
   /// The shared library the vector variants live in (empty: none).
   llvm::StringRef getLibrary() const { return Library; }
   /// Why the default library is not used (empty when it is, or when none
@@ -62,11 +72,25 @@ private:
   CPUVectorMath() = default;
   std::string Library;
   std::string Reason;
+  bool InlineExp = false;
   /// The x86 vector function ABI's ISA levels of the CPU, narrowest first.
   llvm::SmallVector<IsaLevel, 3> Levels;
   std::unique_ptr<llvm::BumpPtrAllocator> Alloc =
       std::make_unique<llvm::BumpPtrAllocator>();
 };
+
+/// exp(\p X) (exp2 when \p Base2) for a scalar f32 \p X, as instructions
+/// that LLVM's vectorizers widen: X is clamped to where the result is
+/// neither 0 nor infinite, the exponent n = round(X / ln 2) taken with the
+/// round-to-nearest shifter 1.5 * 2^23, r = X - n ln 2 (ln 2 in two parts,
+/// Cody and Waite) in [-ln 2 / 2, ln 2 / 2], e^r from Cephes' degree-6
+/// polynomial (expf.c), and the result e^r * 2^n: llvm.ldexp (one
+/// vscalefps) when \p HasScalef, else two multiplies by powers of two built
+/// in the exponent field, so that results in the subnormal range round
+/// once. NaN stays NaN; +-inf give inf and 0. Accuracy:
+/// bench/cpu/vecmath_ulp.c, docs/Targets.md.
+llvm::Value *emitInlineExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
+                              bool HasScalef);
 
 } // namespace tile
 
