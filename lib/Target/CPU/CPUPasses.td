@@ -16,7 +16,12 @@ def MaterializeLaunch : Pass<CPUPasses, "cpu-materialize-launch"> {
     (LLVM vectorizes it across threads) unless the run uses a local
     buffer, variable or fragment allocated outside it (one array for all
     threads on the CPU) or an op (an atomic); then it is `serial`, and a
-    missed remark says why.
+    missed remark says why. A run that computes lets and then does
+    everything under one guard that holds for every thread when it holds
+    for the first and the last (comparisons of a side monotone in the
+    thread with one that does not vary, joined by &&: a bounds check)
+    is emitted twice, without the guard for blocks where it holds
+    throughout and with it otherwise (a passed remark says so).
   }];
   let Constructor = "createMaterializeLaunchPass";
 }

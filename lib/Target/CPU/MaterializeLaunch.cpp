@@ -16,7 +16,11 @@
 // fragment) is one stack array for all threads on the CPU, and an op
 // (an atomic) may touch what another thread does: a run that uses either
 // stays a `serial` loop, with a missed remark saying why
-// (-pass-remarks-missed=cpu-materialize-launch).
+// (-pass-remarks-missed=cpu-materialize-launch). A run whose threads
+// compute lets and then do everything under a bounds check that holds for
+// all threads when it holds for the first and the last is emitted with
+// and without the check (versionGuard), so that whole blocks in range run
+// unmasked.
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,8 +194,146 @@ private:
     }
     std::vector<LoopDim> Dims;
     Dims.push_back(std::move(D));
-    return std::make_unique<ForStmt>(Kind, std::move(Dims), nullptr,
-                                     AttributeList(), std::move(Body));
+    auto Loop = std::make_unique<ForStmt>(Kind, std::move(Dims), nullptr,
+                                          AttributeList(), std::move(Body));
+    return versionGuard(std::move(Loop));
+  }
+
+  //===--- Guards that hold for every thread ------------------------------===//
+
+  /// The lets of \p L's body, for expanding them.
+  using LetMap = llvm::DenseMap<const Value *, const Expr *>;
+
+  /// How \p E varies with the loop variable \p Tx: 0 (not at all), +1
+  /// (non-decreasing), -1 (non-increasing), or nothing when unknown. Lets
+  /// of the run are looked through; loads are unknown (the loop may write
+  /// what they read).
+  static std::optional<int> direction(const Expr &E, const Value *Tx, const LetMap &Lets) {
+    if (E.getConstInt())
+      return 0;
+    if (const auto *R = dyn_cast<RefExpr>(&E)) {
+      if (R->getValue() == Tx)
+        return 1;
+      if (const Expr *Init = Lets.lookup(R->getValue()))
+        return direction(*Init, Tx, Lets);
+      return 0;
+    }
+    const auto *B = dyn_cast<BinaryExpr>(&E);
+    if (!B || isFloat(E.getDType()))
+      return std::nullopt;
+    std::optional<int> L = direction(*B->getLHS(), Tx, Lets);
+    std::optional<int> R = direction(*B->getRHS(), Tx, Lets);
+    if (!L || !R)
+      return std::nullopt;
+    auto Join = [](int X, int Y) -> std::optional<int> {
+      if (X == 0 || X == Y)
+        return Y;
+      if (Y == 0)
+        return X;
+      return std::nullopt;
+    };
+    switch (B->getOp()) {
+    case BinaryOp::Add:
+      return Join(*L, *R);
+    case BinaryOp::Sub:
+      return Join(*L, -*R);
+    case BinaryOp::Mul: {
+      if (*L == 0 && *R == 0)
+        return 0;
+      const Expr *C = *L == 0 ? B->getLHS() : *R == 0 ? B->getRHS() : nullptr;
+      std::optional<int64_t> K = C ? C->getConstInt() : std::nullopt;
+      if (!K)
+        return std::nullopt;
+      return *K == 0 ? 0 : (*K > 0 ? 1 : -1) * (*L == 0 ? *R : *L);
+    }
+    default:
+      return *L == 0 && *R == 0 ? std::optional<int>(0) : std::nullopt;
+    }
+  }
+
+  /// Whether \p C, a guard of the run's threads, holds for all of them
+  /// when it holds for the first and the last: a conjunction of
+  /// comparisons of a side that varies monotonically with \p Tx and one
+  /// that does not vary (each holds for a prefix or a suffix of the
+  /// threads, so all of them hold on an interval).
+  static bool holdsOnInterval(const Expr &C, const Value *Tx, const LetMap &Lets) {
+    const auto *B = dyn_cast<BinaryExpr>(&C);
+    if (!B)
+      return false;
+    switch (B->getOp()) {
+    case BinaryOp::LogicalAnd:
+      return holdsOnInterval(*B->getLHS(), Tx, Lets) &&
+             holdsOnInterval(*B->getRHS(), Tx, Lets);
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge: {
+      std::optional<int> L = direction(*B->getLHS(), Tx, Lets);
+      std::optional<int> R = direction(*B->getRHS(), Tx, Lets);
+      return L && R && (*L == 0 || *R == 0);
+    }
+    default:
+      return false;
+    }
+  }
+
+  /// \p E with the run's lets expanded and \p Tx replaced by \p At.
+  static ExprPtr substitute(const Expr &E, const Value *Tx, int64_t At, const LetMap &Lets) {
+    ExprPtr Out = E.clone();
+    rewriteExpr(Out, [&](ExprPtr X) -> ExprPtr {
+      if (auto *R = dyn_cast<RefExpr>(X.get())) {
+        if (R->getValue() == Tx)
+          return ex::castTo(ex::intLit(At), R->getDType());
+        if (const Expr *Init = Lets.lookup(R->getValue()))
+          return substitute(*Init, Tx, At, Lets);
+      }
+      return X;
+    });
+    return Out;
+  }
+
+  /// A run whose threads compute lets and then do everything under one
+  /// guard (`if %i < N`, a CUDA kernel's bounds check) whose truth for all
+  /// threads follows from its truth for the first and the last becomes
+  ///
+  ///   if (guard for the first && guard for the last) { run without it }
+  ///   else { run }
+  ///
+  /// so that whole blocks in range run unmasked vector code (a masked
+  /// lane per thread otherwise costs a compare and mask per vector, and
+  /// the stores cannot stream).
+  StmtPtr versionGuard(std::unique_ptr<ForStmt> Loop) {
+    std::vector<StmtPtr> &Stmts = Loop->getBodyMutable().Stmts;
+    if (Stmts.empty())
+      return Loop;
+    auto *If = dyn_cast<IfStmt>(Stmts.back().get());
+    if (!If || If->hasElse())
+      return Loop;
+    LetMap Lets;
+    for (size_t I = 0; I + 1 < Stmts.size(); ++I) {
+      auto *L = dyn_cast<LetStmt>(Stmts[I].get());
+      if (!L)
+        return Loop;
+      Lets[L->getVar()] = L->getInit();
+    }
+    const Value *Tx = Loop->getDims()[0].Var.get();
+    if (!holdsOnInterval(*If->getCond(), Tx, Lets))
+      return Loop;
+    ExprPtr Full = ex::land(substitute(*If->getCond(), Tx, 0, Lets),
+                            substitute(*If->getCond(), Tx, Threads - 1, Lets));
+    StmtPtr Fast = Loop->clone();
+    auto &FastStmts = cast<ForStmt>(Fast.get())->getBodyMutable().Stmts;
+    StmtPtr Guard = std::move(FastStmts.back());
+    FastStmts.pop_back();
+    for (StmtPtr &S : cast<IfStmt>(Guard.get())->getThenMutable().Stmts)
+      FastStmts.push_back(std::move(S));
+    Remarks.passed(If->getLoc(), "the guard holds for every thread of the block when it "
+                                 "holds for the first and the last: blocks where it "
+                                 "does run their threads without it");
+    Block Then, Else;
+    Then.Stmts.push_back(std::move(Fast));
+    Else.Stmts.push_back(std::move(Loop));
+    return std::make_unique<IfStmt>(std::move(Full), std::move(Then), std::move(Else));
   }
 
   void processBlock(Block &B, std::vector<const LetStmt *> Visible) {
