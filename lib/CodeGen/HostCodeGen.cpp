@@ -168,14 +168,14 @@ llvm::Error HostEmitter::checkTensor(unsigned I, const BufferValue &Buf,
               " set " + Sym->getName() + " = {expected}",
           Bound, S);
   }
-  // Strides: none means row-major; given ones must match the declaration
-  // wherever the extent is not 1.
+  // Strides: none means row-major (DLPack's compact layout); the tensor's
+  // strides, given or row-major, must match the declaration wherever the
+  // extent is not 1 (row-major where nothing is declared).
   llvm::Value *Strides = loadField(T, offsetof(DLTensor, strides), B.getPtrTy());
   llvm::Value *HasStrides = B.CreateIsNotNull(Strides);
-  llvm::BasicBlock *CheckBB = llvm::BasicBlock::Create(C, "strides", Fn);
+  llvm::BasicBlock *LoadBB = llvm::BasicBlock::Create(C, "strides", Fn);
   llvm::BasicBlock *Join = llvm::BasicBlock::Create(C, "strides.done", Fn);
   llvm::BasicBlock *Cur = B.GetInsertBlock();
-  // Declared stride symbols are bound in both paths.
   std::vector<llvm::Value *> RowMajor(Buf.getRank());
   llvm::Value *Acc = B.getInt64(1);
   for (unsigned D = Buf.getRank(); D-- > 0;) {
@@ -183,26 +183,35 @@ llvm::Error HostEmitter::checkTensor(unsigned I, const BufferValue &Buf,
     Acc = B.CreateMul(Acc, Dims[D]);
   }
   llvm::Value *NumElems = Acc;
-  B.CreateCondBr(HasStrides, CheckBB, Join);
-  B.SetInsertPoint(CheckBB);
+  B.CreateCondBr(HasStrides, LoadBB, Join);
+  B.SetInsertPoint(LoadBB);
+  std::vector<llvm::Value *> Loaded(Buf.getRank());
+  for (unsigned D = 0; D != Buf.getRank(); ++D)
+    Loaded[D] = B.CreateLoad(
+        B.getInt64Ty(), B.CreateConstInBoundsGEP1_64(B.getInt64Ty(), Strides, D));
+  B.CreateBr(Join);
+  B.SetInsertPoint(Join);
   std::vector<llvm::Value *> Given(Buf.getRank());
   for (unsigned D = 0; D != Buf.getRank(); ++D) {
-    Given[D] = B.CreateLoad(B.getInt64Ty(),
-                            B.CreateConstInBoundsGEP1_64(B.getInt64Ty(), Strides, D));
+    llvm::PHINode *P = B.CreatePHI(B.getInt64Ty(), 2);
+    P->addIncoming(Loaded[D], LoadBB);
+    P->addIncoming(RowMajor[D], Cur);
+    Given[D] = P;
+  }
+  for (unsigned D = 0; D != Buf.getRank(); ++D) {
     llvm::Value *Want = RowMajor[D];
     std::string Note = " (row-major; pass a contiguous tensor)";
     if (!Buf.getStrides().empty()) {
       const Expr &SE = *Buf.getStrides()[D];
       if (std::optional<int64_t> Lit = SE.getConstInt()) {
         Want = B.getInt64(*Lit);
-        Note = " (as declared)";
       } else if (BoundBy.count(cast<RefExpr>(SE).getValue())) {
         Want = B.CreateSExt(Em.lookupScalar(cast<RefExpr>(SE).getValue()),
                             B.getInt64Ty());
-        Note = " (as declared)";
       } else {
         continue; // a new symbol: bound below
       }
+      Note = " (as declared; a tensor without strides is row-major)";
     }
     llvm::Value *Ok = B.CreateOr(B.CreateICmpEQ(Given[D], Want),
                                  B.CreateICmpEQ(Dims[D], B.getInt64(1)));
@@ -210,10 +219,7 @@ llvm::Error HostEmitter::checkTensor(unsigned I, const BufferValue &Buf,
                   " is {actual}, expected {expected}" + Note,
           Want, Given[D]);
   }
-  llvm::BasicBlock *CheckEnd = B.GetInsertBlock();
-  B.CreateBr(Join);
-  B.SetInsertPoint(Join);
-  // Bind stride symbols first seen here: the given stride, or row-major.
+  // Bind stride symbols first seen here: the tensor's stride.
   for (unsigned D = 0; D != Buf.getStrides().size(); ++D) {
     const Expr &SE = *Buf.getStrides()[D];
     if (SE.getConstInt())
@@ -221,10 +227,7 @@ llvm::Error HostEmitter::checkTensor(unsigned I, const BufferValue &Buf,
     const Value *Sym = cast<RefExpr>(SE).getValue();
     if (BoundBy.count(Sym) && Em.lookupScalar(Sym))
       continue;
-    llvm::PHINode *P = B.CreatePHI(B.getInt64Ty(), 2);
-    P->addIncoming(Given[D], CheckEnd);
-    P->addIncoming(RowMajor[D], Cur);
-    Em.bindScalar(Sym, B.CreateTrunc(P, B.getInt32Ty(), Sym->getName()));
+    Em.bindScalar(Sym, B.CreateTrunc(Given[D], B.getInt32Ty(), Sym->getName()));
     BoundBy[Sym] = Desc + " stride " + std::to_string(D);
   }
   // Data: present unless empty, and aligned.

@@ -50,6 +50,13 @@ func @strided(%X: f32[R, W] strides(S, 1), %Y: f32[R, W]) {
     }
   }
 }
+func @colmajor(%X: f32[R, W] strides(1, R), %Y: f32[R, W]) {
+  kernel grid(R) threads(1) (%r) {
+    for %c in serial(0, W) {
+      %Y[%r, %c] = %X[%r, %c]
+    }
+  }
+}
 func @axpy(%X: f32[N], %Y: f32[N], %alpha: f32, %offset: i32) {
   kernel grid(1) threads(1) (%b) {
     for %i in serial(0, N) {
@@ -280,7 +287,7 @@ TEST_F(DriverEntryPointTest, WrongArgumentCount) {
 TEST_F(DriverEntryPointTest, UnknownEntryPoint) {
   makeMatmul(2, 3, 4);
   EXPECT_EQ(call("matmul", mmArgs()),
-            "no entry point 'matmul' in the artifact; it has: mm, strided, axpy");
+            "no entry point 'matmul' in the artifact; it has: mm, strided, colmajor, axpy");
   EXPECT_TRUE(C->isPoisoned());
 }
 
@@ -288,7 +295,7 @@ TEST_F(DriverEntryPointTest, PreparedEntryRunsAndChecksEachCall) {
   auto Unknown = Loaded->prepare("matmul");
   ASSERT_FALSE(bool(Unknown));
   EXPECT_EQ(llvm::toString(Unknown.takeError()),
-            "no entry point 'matmul' in the artifact; it has: mm, strided, axpy");
+            "no entry point 'matmul' in the artifact; it has: mm, strided, colmajor, axpy");
   auto P = Loaded->prepare("mm");
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   makeMatmul(3, 2, 4);
@@ -435,8 +442,25 @@ TEST_F(DriverEntryPointTest, DeclaredUnitStrideEnforced) {
   Tensor Y = Tensor::poisoned({2, 3});
   EXPECT_EQ(call("strided", {X.arg(), Y.arg()}),
             "argument 'X' (#0) stride of dimension 1 is 2, expected 1 (as "
-            "declared)");
+            "declared; a tensor without strides is row-major)");
   EXPECT_TRUE(Y.isPoisoned());
+}
+
+TEST_F(DriverEntryPointTest, DeclaredStridesCheckedWithoutStrides) {
+  // strides(1, R) is column-major; a tensor without strides is row-major
+  // (DLPack), so it is refused rather than read in the declared layout.
+  Tensor X({2, 3}, std::vector<float>(6, 1.0f));
+  X.DL.strides = nullptr;
+  Tensor Y = Tensor::poisoned({2, 3});
+  EXPECT_EQ(call("colmajor", {X.arg(), Y.arg()}),
+            "argument 'X' (#0) stride of dimension 0 is 3, expected 1 (as "
+            "declared; a tensor without strides is row-major)");
+  EXPECT_TRUE(Y.isPoisoned());
+  // The same tensor with its column-major strides given runs.
+  int64_t XS[2] = {1, 2};
+  X.DL.strides = XS;
+  EXPECT_EQ(call("colmajor", {X.arg(), Y.arg()}), "");
+  EXPECT_FALSE(Y.isPoisoned());
 }
 
 TEST_F(DriverEntryPointTest, MisalignedData) {
@@ -493,7 +517,7 @@ TEST_F(DriverArtifactTest, RoundTripLoadsAndRuns) {
   EXPECT_EQ(Back->serialize(), Bytes);
   EXPECT_EQ(Back->Target, Orig.Target);
   EXPECT_EQ(Back->ExecBackend, "orc");
-  ASSERT_EQ(Back->Entries.size(), 3u);
+  ASSERT_EQ(Back->Entries.size(), 4u);
   const ArtifactEntry *S = Back->findEntry("strided");
   ASSERT_TRUE(S);
   EXPECT_EQ(S->Symbol, "tile_strided");
