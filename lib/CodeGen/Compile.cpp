@@ -81,8 +81,8 @@ void tile::optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
 
 void CodeGenPhaseTimer::done(llvm::StringRef Phase) {
   auto Now = std::chrono::steady_clock::now();
-  Notes[("time." + Phase).str()] =
-      std::to_string(std::chrono::duration<double>(Now - Start).count());
+  Timings.push_back(
+      {Phase.str(), std::chrono::duration<double>(Now - Start).count()});
   Start = Now;
 }
 

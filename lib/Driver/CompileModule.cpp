@@ -85,12 +85,10 @@ tile::compileModule(const TargetRegistry &Registry, const BackendContext &Ctx,
     if (llvm::Error E = B.DeviceCodeGen(Ctx, M, A))
       return std::move(E);
   }
-  // Backends time the parts of their device codegen in `time.<part>` notes.
+  // Backends time the parts of their device codegen in the artifact.
   if (Timings)
-    for (const auto &[Key, Val] : A.Notes)
-      if (llvm::StringRef(Key).starts_with("time."))
-        if (double Sec; !llvm::StringRef(Val).getAsDouble(Sec))
-          Timings->addPart(llvm::StringRef(Key).drop_front(5), Sec);
+    for (const KernelArtifact::CodeGenTiming &T : A.Timings)
+      Timings->addPart(T.Phase, T.Seconds);
   // A compile-only backend's host code is generated when it has a host
   // codegen: no execution backend says otherwise.
   bool NeedsHost = Ctx.hasExecBackend()

@@ -342,13 +342,10 @@ private:
   std::vector<std::unique_ptr<TensorMapBytes>> Storage;
 };
 
-/// The major compute capability of a cubin whose artifact note
-/// `cubin.arch` (written by the CUDA code generator) says `sm_XY[a]`.
+/// The major compute capability of a cubin whose artifact's DeviceArch
+/// (written by the CUDA code generator) says `sm_XY[a]`.
 std::optional<int> getCubinMajor(const KernelArtifact &A) {
-  auto It = A.Notes.find("cubin.arch");
-  if (It == A.Notes.end())
-    return std::nullopt;
-  llvm::StringRef Arch(It->second);
+  llvm::StringRef Arch(A.DeviceArch);
   if (!Arch.consume_front("sm_"))
     return std::nullopt;
   llvm::StringRef Digits = Arch.take_while(llvm::isDigit);

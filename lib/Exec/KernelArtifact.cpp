@@ -1,10 +1,14 @@
 //===- KernelArtifact.cpp - Export and import of artifacts ----------------===//
 //
-// The file format: the magic "TILEART\0", the version (kVersion) as a
+// The file format: the magic "TILEART\0", the version (kVersion, 2) as a
 // little-endian u64, then every field in the fixed order of serialize():
 // integers as little-endian u64 (small enums and flags packed into one),
-// strings and lists prefixed by their u64 length, the notes as a list of
-// key/value string pairs. Optional sections follow, each an 8-byte tag
+// strings and lists prefixed by their u64 length, the device format by its
+// name (formats a target backend registers have no fixed number) and the
+// device architecture after the target and execution backend, the notes as
+// a list of key/value string pairs. Timings are not written (they describe
+// one compilation). Version 1 files, which numbered the shared formats and
+// kept the architecture in a `cubin.arch` note, are still read. Optional sections follow, each an 8-byte tag
 // (kLaunchTag, kArgBytesTag, kTensorMapTag) and then its record for every
 // kernel in entry order; a section no kernel needs is left out. Reading
 // checks every length against what is left, so a truncated or corrupt file
@@ -22,7 +26,7 @@
 using namespace tile;
 
 static constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'A', 'R', 'T', '\0'};
-static constexpr uint32_t kVersion = 1;
+static constexpr uint64_t kVersion = 2;
 /// Starts the optional section of kernel argument sizes, after the launch
 /// descriptions.
 static constexpr char kArgBytesTag[8] = {'A', 'R', 'G', 'S', 'Z', '1', '\0', '\0'};
@@ -170,7 +174,8 @@ std::string KernelArtifact::serialize() const {
   W.u64(kVersion);
   W.str(Target);
   W.str(ExecBackend);
-  W.u64(uint64_t(DeviceFmt));
+  W.str(getDeviceFormatInfo(DeviceFmt).Name);
+  W.str(DeviceArch);
   W.str(DeviceCode);
   W.str(DeviceSource);
   W.str(HostObject);
@@ -257,17 +262,26 @@ llvm::Expected<KernelArtifact> KernelArtifact::deserialize(llvm::StringRef Bytes
   uint64_t Version = 0, Fmt = 0, NEntries = 0, NNotes = 0;
   if (!R.u64(Version))
     return Corrupt("truncated header");
-  if (Version != kVersion)
+  if (Version != kVersion && Version != 1)
     return Corrupt("version " + llvm::Twine(Version) + ", expected " +
                    llvm::Twine(kVersion));
-  R.str(A.Target) && R.str(A.ExecBackend) && R.u64(Fmt) && R.str(A.DeviceCode) &&
-      R.str(A.DeviceSource) && R.str(A.HostObject) && R.str(A.HostIR) &&
-      R.u64(NEntries);
+  std::string FmtName;
+  R.str(A.Target) && R.str(A.ExecBackend) &&
+      (Version == 1 ? R.u64(Fmt) : R.str(FmtName) && R.str(A.DeviceArch)) &&
+      R.str(A.DeviceCode) && R.str(A.DeviceSource) && R.str(A.HostObject) &&
+      R.str(A.HostIR) && R.u64(NEntries);
   if (R.Failed || NEntries > R.Buf.size())
     return Corrupt("truncated");
-  if (Fmt >= getDeviceFormats().size())
-    return Corrupt("unknown device format " + llvm::Twine(Fmt));
-  A.DeviceFmt = DeviceFormat(Fmt);
+  if (Version == 1) {
+    if (Fmt >= NumDeviceFormats)
+      return Corrupt("unknown device format " + llvm::Twine(Fmt));
+    A.DeviceFmt = DeviceFormat(Fmt);
+  } else if (const DeviceFormatInfo *F = lookupDeviceFormat(FmtName)) {
+    A.DeviceFmt = F->Format;
+  } else {
+    return Corrupt("unknown device format '" + FmtName +
+                   "' (a target backend that declares it registers it)");
+  }
   for (uint64_t I = 0; I != NEntries && !R.Failed; ++I) {
     ArtifactEntry E;
     uint64_t NP = 0, NK = 0;
@@ -312,6 +326,16 @@ llvm::Expected<KernelArtifact> KernelArtifact::deserialize(llvm::StringRef Bytes
   }
   if (R.Failed)
     return Corrupt("truncated");
+  if (Version == 1) {
+    // What version 1 kept in notes.
+    if (auto It = A.Notes.find("cubin.arch"); It != A.Notes.end()) {
+      A.DeviceArch = It->second;
+      A.Notes.erase(It);
+    }
+    for (auto It = A.Notes.begin(); It != A.Notes.end();)
+      It = llvm::StringRef(It->first).starts_with("time.") ? A.Notes.erase(It)
+                                                           : std::next(It);
+  }
   // The optional sections, each a record per kernel.
   auto ReadLaunch = [&](ArtifactKernel &K) -> llvm::Error {
     KernelLaunch &L = K.Launch;

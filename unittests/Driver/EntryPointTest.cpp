@@ -553,13 +553,81 @@ TEST_F(DriverArtifactTest, CorruptArtifactsAreRejected) {
             "corrupt Tile artifact: truncated header");
   std::string BadVersion = Bytes;
   BadVersion[8] = 9;
-  EXPECT_EQ(Text(BadVersion), "corrupt Tile artifact: version 9, expected 1");
+  EXPECT_EQ(Text(BadVersion), "corrupt Tile artifact: version 9, expected 2");
   // Cut anywhere, it is an error, never a crash or a partial artifact.
   for (size_t Cut : {size_t(16), size_t(40), Bytes.size() / 2, Bytes.size() - 1})
     EXPECT_EQ(Text(llvm::StringRef(Bytes).take_front(Cut)),
               "corrupt Tile artifact: truncated")
         << "cut at " << Cut << " of " << Bytes.size();
   EXPECT_EQ(Text(Bytes + "xyz"), "corrupt Tile artifact: 3 trailing bytes");
+}
+
+/// Little-endian u64 at \p At of \p B.
+uint64_t readU64(llvm::StringRef B, size_t At) {
+  uint64_t V = 0;
+  std::memcpy(&V, B.data() + At, 8);
+  return V;
+}
+std::string u64Bytes(uint64_t V) {
+  std::string S(8, '\0');
+  std::memcpy(S.data(), &V, 8);
+  return S;
+}
+
+TEST_F(DriverArtifactTest, DeviceFormatIsWrittenByNameAndVersion1IsRead) {
+  const KernelArtifact &A = getCompiled().Artifact;
+  std::string Bytes = A.serialize();
+  // After the magic, the version, the target and the execution backend:
+  // the format's name, then the device architecture (none on the CPU).
+  size_t At = 16;
+  At += 8 + readU64(Bytes, At); // target
+  At += 8 + readU64(Bytes, At); // execution backend
+  size_t FormatAt = At;
+  ASSERT_EQ(readU64(Bytes, At), 6u);
+  EXPECT_EQ(llvm::StringRef(Bytes).substr(At + 8, 6), "object");
+  At += 8 + 6;
+  EXPECT_EQ(readU64(Bytes, At), 0u);
+  size_t AfterArch = At + 8;
+
+  std::string Unknown = Bytes;
+  Unknown.replace(FormatAt + 8, 6, "objekt");
+  llvm::Expected<KernelArtifact> U = KernelArtifact::deserialize(Unknown);
+  EXPECT_EQ(U ? std::string("success") : llvm::toString(U.takeError()),
+            "corrupt Tile artifact: unknown device format 'objekt' (a target "
+            "backend that declares it registers it)");
+
+  // Version 1 numbered the shared formats and had no architecture field.
+  std::string V1 = Bytes.substr(0, 8) + u64Bytes(1) +
+                   Bytes.substr(16, FormatAt - 16) +
+                   u64Bytes(unsigned(DeviceFormat::Object)) +
+                   Bytes.substr(AfterArch);
+  llvm::Expected<KernelArtifact> Old = KernelArtifact::deserialize(V1);
+  ASSERT_TRUE(bool(Old)) << llvm::toString(Old.takeError());
+  EXPECT_EQ(Old->DeviceFmt, DeviceFormat::Object);
+  EXPECT_EQ(Old->serialize(), Bytes);
+  std::string V1Bad = V1;
+  V1Bad.replace(FormatAt, 8, u64Bytes(1000));
+  llvm::Expected<KernelArtifact> Bad = KernelArtifact::deserialize(V1Bad);
+  EXPECT_EQ(Bad ? std::string("success") : llvm::toString(Bad.takeError()),
+            "corrupt Tile artifact: unknown device format 1000");
+}
+
+TEST_F(DriverArtifactTest, TimingsAreTypedAndNotWritten) {
+  const KernelArtifact &A = getCompiled().Artifact;
+  // The CPU backend times its phases, in the order they ran.
+  std::vector<std::string> Phases;
+  for (const KernelArtifact::CodeGenTiming &T : A.Timings) {
+    Phases.push_back(T.Phase);
+    EXPECT_GE(T.Seconds, 0.0) << T.Phase;
+  }
+  EXPECT_EQ(Phases, (std::vector<std::string>{"llvm-ir", "llvm-setup",
+                                              "llvm-opt", "llvm-codegen"}));
+  for (const auto &[K, V] : A.Notes)
+    EXPECT_FALSE(llvm::StringRef(K).starts_with("time.")) << K;
+  llvm::Expected<KernelArtifact> Back =
+      KernelArtifact::deserialize(A.serialize());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_TRUE(Back->Timings.empty());
 }
 
 TEST_F(DriverArtifactTest, FileRoundTripAndUnreadableFile) {

@@ -248,17 +248,17 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
                     llvm::OptimizationLevel Level = llvm::OptimizationLevel::O3);
 
 /// Times the phases of a backend's device codegen into its artifact's
-/// `time.<phase>` notes (\p Notes), which compileModule prints as parts of
-/// the stage (--print-compile-time).
+/// Timings (\p Timings), which compileModule prints as parts of the stage
+/// (--print-compile-time).
 class CodeGenPhaseTimer {
 public:
-  explicit CodeGenPhaseTimer(std::map<std::string, std::string> &Notes)
-      : Notes(Notes), Start(std::chrono::steady_clock::now()) {}
+  explicit CodeGenPhaseTimer(std::vector<KernelArtifact::CodeGenTiming> &Timings)
+      : Timings(Timings), Start(std::chrono::steady_clock::now()) {}
   /// Records the time since the last call (or construction) as \p Phase.
   void done(llvm::StringRef Phase);
 
 private:
-  std::map<std::string, std::string> &Notes;
+  std::vector<KernelArtifact::CodeGenTiming> &Timings;
   std::chrono::steady_clock::time_point Start;
 };
 

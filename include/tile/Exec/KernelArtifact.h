@@ -154,7 +154,23 @@ public:
   std::string HostObject;
   std::string HostIR;
 
-  /// Toolchain reports (register use, spills, ...) and timings, by name.
+  /// The device architecture DeviceCode was compiled for, where it is
+  /// for one (`sm_90a` for a cubin); empty otherwise. An executor whose
+  /// device differs decides what to do (the cuda executor hands the PTX
+  /// to the driver on another major version).
+  std::string DeviceArch;
+
+  /// One timed phase of device codegen (`llvm-opt`, `ptxas`, ...).
+  struct CodeGenTiming {
+    std::string Phase;
+    double Seconds = 0;
+  };
+  /// The phases the backend timed, in the order they ran; compileModule
+  /// reports them as parts of device codegen (--print-compile-time). They
+  /// describe one compilation, so they are not written to files.
+  std::vector<CodeGenTiming> Timings;
+
+  /// Toolchain reports (register use, spills, ...), by name.
   /// kSharedLibrariesNote, when present, lists (one a line) the shared
   /// libraries whose functions the device code calls, such as a vector
   /// math library; an executor that links the device code loads them.

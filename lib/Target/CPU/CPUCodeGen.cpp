@@ -232,8 +232,9 @@ bool callsVectorFunctions(const llvm::Module &LM) {
 llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMath &VM,
                     std::string &Object, std::string *Source,
                     std::map<std::string, std::string> &Notes,
+                    std::vector<KernelArtifact::CodeGenTiming> &Timings,
                     std::string *Asm = nullptr) {
-  CodeGenPhaseTimer Phases(Notes);
+  CodeGenPhaseTimer Phases(Timings);
   llvm::TargetLibraryInfoImpl Libraries(TM.getTargetTriple());
   VM.addMappings(Libraries);
   Phases.done("llvm-setup");
@@ -269,7 +270,7 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
                                   KernelArtifact &Artifact) {
   if (Ctx.getTarget().getKind().Name == llvm::StringRef("c"))
     return makeNotImplementedError(Ctx, "C source codegen");
-  CodeGenPhaseTimer Phases(Artifact.Notes);
+  CodeGenPhaseTimer Phases(Artifact.Timings);
   llvm::Expected<CPUVectorInfo> Vec = getCPUVectorInfo(Ctx.getTarget());
   if (!Vec)
     return Vec.takeError();
@@ -291,7 +292,7 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   // Assembly needs a second run of the code generator: only when asked.
   return compile(LM, **TM, *VM, Artifact.DeviceCode,
                  Ctx.keepsLLVMIR() ? &Artifact.DeviceSource : nullptr,
-                 Artifact.Notes,
+                 Artifact.Notes, Artifact.Timings,
                  Ctx.keepsAssembly() ? &Artifact.Notes["device-asm"] : nullptr);
 }
 

@@ -201,7 +201,7 @@ llvm::Error assemble(llvm::StringRef Ptxas, llvm::StringRef Arch,
   recordExternalTool(A.Notes, Ptxas);
   // For the cuda executor: the architecture the cubin runs on (it hands
   // the PTX to the driver on a device of another major version).
-  A.Notes["cubin.arch"] = Arch.str();
+  A.DeviceArch = Arch.str();
   return llvm::Error::success();
 }
 
@@ -215,7 +215,7 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
   });
-  CodeGenPhaseTimer Phases(Artifact.Notes);
+  CodeGenPhaseTimer Phases(Artifact.Timings);
   std::string Arch = Ctx.getTarget().getAttr("arch").value_or("sm_80").str();
   auto TM = createTargetMachine("nvptx64-nvidia-cuda", Arch, "+ptx80");
   if (!TM)
