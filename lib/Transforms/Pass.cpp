@@ -62,6 +62,56 @@ std::string Pass::getStringOption(llvm::StringRef Name) const {
   return getOptionText(Name).str();
 }
 
+/// The attribute of \p F that sets option \p Name, if it declares one and
+/// \p F has it.
+static const Attribute *getOptionAttr(const PassInfo &Info,
+                                      llvm::StringRef Name,
+                                      const Function &F) {
+  const PassOptionInfo *O = Info.findOption(Name);
+  assert(O && "pass has no such option");
+  return O->FuncAttr ? F.getAttrs().get(O->FuncAttr) : nullptr;
+}
+
+int64_t Pass::getIntOption(llvm::StringRef Name, const Function &F) const {
+  if (const Attribute *A = getOptionAttr(Info, Name, F);
+      A && A->getKind() == Attribute::Kind::Int)
+    return A->getInt();
+  return getIntOption(Name);
+}
+
+bool Pass::getBoolOption(llvm::StringRef Name, const Function &F) const {
+  if (const Attribute *A = getOptionAttr(Info, Name, F);
+      A && A->getKind() == Attribute::Kind::Bool)
+    return A->getBool();
+  return getBoolOption(Name);
+}
+
+bool Pass::checkFunctionOptions(const Module &M, DiagnosticEngine &Diag,
+                                llvm::StringSet<> &Checked) const {
+  bool OK = true;
+  for (const PassOptionInfo &O : Info.options()) {
+    if (!O.FuncAttr || !Checked.insert(O.FuncAttr).second)
+      continue;
+    llvm::StringRef Type = O.Type;
+    for (const auto &F : M.getFunctions())
+      for (const NamedAttribute &A : F->getAttrs()) {
+        if (A.Name != O.FuncAttr)
+          continue;
+        Attribute::Kind K = A.Value.getKind();
+        if ((Type == "bool" && K == Attribute::Kind::Bool) ||
+            (Type == "int" && K == Attribute::Kind::Int))
+          continue;
+        Diag.error(A.Loc, "function attribute '" + A.Name + "' sets option '" +
+                              O.Name + "' of pass '" + Info.Name + "', a " +
+                              Type + ", but is '" + A.Value.str() + "'" +
+                              (Type == "bool" ? "; write true or false"
+                                              : "; write an integer"));
+        OK = false;
+      }
+  }
+  return OK;
+}
+
 std::string Pass::getPipelineText() const {
   std::string S = Info.Name;
   std::string Opts;

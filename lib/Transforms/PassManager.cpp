@@ -23,7 +23,14 @@ bool PassManager::run(Module &M, PassState &S) {
     OS << "// -----// IR Dump " << When << " " << P.getName() << " //----- //\n";
     printModule(M, OS);
   };
+  // Function attributes that set options of these passes have the
+  // options' types.
   bool OK = true;
+  llvm::StringSet<> Checked;
+  for (const std::unique_ptr<Pass> &P : Passes)
+    OK &= P->checkFunctionOptions(M, S.Diag, Checked);
+  if (!OK)
+    return false;
   for (const std::unique_ptr<Pass> &P : Passes) {
     if (Instr.PrintBeforeAll || llvm::is_contained(Instr.PrintBefore, P->getName()))
       Dump("Before", *P);

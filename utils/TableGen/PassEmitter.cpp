@@ -51,6 +51,20 @@ static void checkPass(const Record *R) {
                       "option '" + OName + "' of pass '" + Name +
                           "' has type '" + Type +
                           "'; expected int, bool or string");
+    StringRef Attr = O->getValueAsString("FuncAttr");
+    if (!Attr.empty() &&
+        (!Attr.starts_with("pass.") || Attr.size() == 5 ||
+         !all_of(Attr.drop_front(5),
+                 [](char C) { return isLower(C) || isDigit(C) || C == '_'; })))
+      PrintFatalError(R->getFieldLoc("Options"),
+                      "function attribute '" + Attr + "' of option '" + OName +
+                          "' of pass '" + Name +
+                          "' must be named pass.<name>, with lower-case "
+                          "letters, digits and '_'");
+    if (!Attr.empty() && Type == "string")
+      PrintFatalError(R->getFieldLoc("Options"),
+                      "string option '" + OName + "' of pass '" + Name +
+                          "' cannot be set by a function attribute");
     int64_t I;
     if ((Type == "bool" && Dflt != "true" && Dflt != "false") ||
         (Type == "int" && Dflt.getAsInteger(10, I)))
@@ -120,7 +134,11 @@ static void emitPassDefs(const RecordKeeper &RK, raw_ostream &OS) {
       OS << "  {" << quote(O->getValueAsString("Name")) << ", "
          << quote(O->getValueAsString("Type")) << ", "
          << quote(O->getValueAsString("Default")) << ", "
-         << quote(O->getValueAsString("Summary")) << "},\n";
+         << quote(O->getValueAsString("Summary")) << ", "
+         << (O->getValueAsString("FuncAttr").empty()
+                 ? std::string("nullptr")
+                 : quote(O->getValueAsString("FuncAttr")))
+         << "},\n";
     OS << "};\n";
   }
   OS << "const PassInfo kPasses[] = {\n";
@@ -165,7 +183,12 @@ static void emitPassDocs(const RecordKeeper &RK, raw_ostream &OS) {
       OS << "| `" << O->getValueAsString("Name") << "` | "
          << O->getValueAsString("Type") << " | `"
          << O->getValueAsString("Default") << "` | "
-         << O->getValueAsString("Summary") << " |\n";
+         << O->getValueAsString("Summary")
+         << (O->getValueAsString("FuncAttr").empty()
+                 ? std::string()
+                 : "; per function: `" +
+                       O->getValueAsString("FuncAttr").str() + "`")
+         << " |\n";
     OS << "\n";
   }
 }

@@ -14,6 +14,7 @@
 #include "tile/IR/IR.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 #include <memory>
 #include <string>
@@ -29,6 +30,9 @@ struct PassOptionInfo {
   const char *Type;
   const char *Default;
   const char *Summary;
+  /// The function attribute (`pass.<name>`) that sets the option for one
+  /// function, or null.
+  const char *FuncAttr;
 };
 
 struct PassInfo {
@@ -76,6 +80,22 @@ protected:
   int64_t getIntOption(llvm::StringRef Name) const;
   bool getBoolOption(llvm::StringRef Name) const;
   std::string getStringOption(llvm::StringRef Name) const;
+  /// Option \p Name for function \p F: the function's attribute that the
+  /// option declares (FuncAttr), when \p F has it, else the pass's value.
+  /// The pass manager has checked the attribute's type
+  /// (checkFunctionOptions).
+  int64_t getIntOption(llvm::StringRef Name, const Function &F) const;
+  bool getBoolOption(llvm::StringRef Name, const Function &F) const;
+
+public:
+  /// Reports, at the attribute, each function attribute of \p M that sets
+  /// an option of this pass with a value of another type. Attributes that
+  /// no option of this pass declares are left alone (another pipeline's
+  /// pass may read them), and so are those in \p Checked, to which the
+  /// ones checked here are added (passes sharing an attribute report it
+  /// once).
+  bool checkFunctionOptions(const Module &M, DiagnosticEngine &Diag,
+                            llvm::StringSet<> &Checked) const;
 
 private:
   llvm::StringRef getOptionText(llvm::StringRef Name) const;

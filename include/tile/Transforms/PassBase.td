@@ -8,13 +8,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// A pass option: `-passes=name{option=value}`.
-class PassOption<string name, string type, string default, string summary> {
+/// A pass option: `-passes=name{option=value}`. With `funcAttr`
+/// (`pass.<name>`), a function attribute of that name sets the option for
+/// that function alone (`attributes {pass.warp_specialize = false}`); its
+/// value has the option's type (bool: true or false; int: an integer), and
+/// the pass manager reports another as an error at the attribute.
+class PassOption<string name, string type, string default, string summary,
+                 string funcAttr = ""> {
   string Name = name;
   /// "int", "bool" or "string".
   string Type = type;
   string Default = default;
   string Summary = summary;
+  string FuncAttr = funcAttr;
 }
 
 /// A group of passes registered together by `RegisterFn`.

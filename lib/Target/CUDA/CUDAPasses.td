@@ -126,7 +126,12 @@ def LowerGemmToWGMMA : Pass<CUDAPasses, "hopper-lower-gemm-wgmma"> {
   }];
   let Options = [
     PassOption<"warp-specialize", "bool", "true",
-               "give kernels that qualify a TMA producer warpgroup">,
+               "give kernels that qualify a TMA producer warpgroup",
+               "pass.warp_specialize">,
+    PassOption<"wgmma-groups-in-flight", "int", "-1",
+               "wgmma groups left running while the next stage loads (0 or "
+               "1; 1 needs 3 stages); -1: 1 from 4 stages, else 0",
+               "pass.wgmma_groups_in_flight">,
   ];
   let Constructor = "createLowerGemmToWGMMAPass";
 }
@@ -159,5 +164,15 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
     Kernels that do not qualify are left to the SIMT path; a missed
     remark (-pass-remarks-missed=hopper-wgmma-fragments) says why.
   }];
+  let Options = [
+    PassOption<"warp-specialize", "bool", "true",
+               "warp-specialize kernels that qualify", "pass.warp_specialize">,
+    PassOption<"wgmma-overlap", "bool", "true",
+               "rotate the loop's last gemm behind the next iteration's first",
+               "pass.wgmma_overlap">,
+    PassOption<"warpgroup-pingpong", "bool", "false",
+               "alternate the two consumer warpgroups' softmax and wgmma on "
+               "named barriers", "pass.warpgroup_pingpong">,
+  ];
   let Constructor = "createWGMMAFragmentsPass";
 }

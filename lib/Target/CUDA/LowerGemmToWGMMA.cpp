@@ -48,12 +48,20 @@ std::optional<std::pair<int64_t, int64_t>> shape2(const BufferValue &B) {
   return std::make_pair((*S)[0], (*S)[1]);
 }
 
+/// The pass's options for one function (CUDAPasses.td).
+struct WGMMALoweringOptions {
+  bool WarpSpecialize;
+  /// -1: chosen from the stages.
+  int64_t GroupsInFlight;
+};
+
 class WGMMALowering : public WGMMABuilder {
 public:
   WGMMALowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
-                DiagnosticEngine &Diag, RemarkEmitter Remarks, bool WarpSpecialize)
+                DiagnosticEngine &Diag, RemarkEmitter Remarks,
+                WGMMALoweringOptions Opts)
       : WGMMABuilder(F, Ops), F(F), K(K), Diag(Diag), Remarks(Remarks),
-        WarpSpecialize(WarpSpecialize) {}
+        Opts(Opts) {}
 
   bool run() {
     std::optional<int64_t> T = K.getThreads()->getConstInt();
@@ -122,15 +130,11 @@ public:
 private:
   /// A kernel whose only work is the gemm K loop gets a producer
   /// warpgroup loading through TMA (WarpSpecializedGemm.cpp) unless the
-  /// pass option `warp-specialize` or the function attribute
-  /// `pass.warp_specialize = false` turns it off.
+  /// option `warp-specialize` (or the function's `pass.warp_specialize`)
+  /// turns it off.
   bool tryWarpSpecialize() {
-    if (!WarpSpecialize || Plans.size() != 1)
+    if (!Opts.WarpSpecialize || Plans.size() != 1)
       return false;
-    if (const Attribute *A = F.getAttrs().get("pass.warp_specialize"))
-      if ((A->getKind() == Attribute::Kind::Bool && !A->getBool()) ||
-          (A->getKind() == Attribute::Kind::Int && A->getInt() == 0))
-        return false;
     std::string Why;
     if (!canWarpSpecialize(K, Plans[0], CopyDims, Why)) {
       Remarks.missed(Plans[0].Op->getLoc(),
@@ -138,11 +142,10 @@ private:
                      "cp.async: " + Why);
       return false;
     }
-    WarpSpecializeOptions Opts;
-    if (const Attribute *A = F.getAttrs().get("pass.wgmma_groups_in_flight"))
-      if (A->getKind() == Attribute::Kind::Int)
-        Opts.GroupsInFlight = A->getInt() == 0 ? 0 : 1;
-    warpSpecialize(F, K, Ops, Plans[0], CopyDims, Opts);
+    WarpSpecializeOptions WS;
+    if (Opts.GroupsInFlight >= 0)
+      WS.GroupsInFlight = Opts.GroupsInFlight == 0 ? 0 : 1;
+    warpSpecialize(F, K, Ops, Plans[0], CopyDims, WS);
     return true;
   }
 
@@ -428,12 +431,12 @@ private:
     // while the next iteration waits for its tile (wgmma_wait 1), and loads
     // run S - 2 tiles ahead; otherwise the group is waited for at once and
     // loads run S - 1 tiles ahead.
-    // `pass.wgmma_groups_in_flight = 0` or `1` on the function overrides
-    // the choice (with 1, at least 3 stages).
+    // The option `wgmma-groups-in-flight` (`pass.wgmma_groups_in_flight`
+    // on the function) 0 or 1 overrides the choice (with 1, at least 3
+    // stages).
     bool Overlap = P.Stages >= 4;
-    if (const Attribute *A = F.getAttrs().get("pass.wgmma_groups_in_flight"))
-      if (A->getKind() == Attribute::Kind::Int)
-        Overlap = A->getInt() == 1 && P.Stages >= 3;
+    if (Opts.GroupsInFlight >= 0)
+      Overlap = Opts.GroupsInFlight == 1 && P.Stages >= 3;
     int64_t Ahead = Overlap ? P.Stages - 2 : P.Stages - 1;
     int64_t MmaPending = Overlap ? 1 : 0;
     // Prologue: tiles 0 .. Ahead-1, one commit group each (empty past the
@@ -544,7 +547,7 @@ private:
   KernelStmt &K;
   DiagnosticEngine &Diag;
   RemarkEmitter Remarks;
-  bool WarpSpecialize;
+  WGMMALoweringOptions Opts;
   std::vector<std::pair<OpStmt *, ForStmt *>> Candidates;
   std::vector<GemmPlan> Plans;
   /// Epilogue loops run on the registers, with their accumulator; the
@@ -567,9 +570,11 @@ public:
     for (const auto &F : M.getFunctions())
       walkStmts(F->getBodyMutable(), [&](Stmt &St) {
         if (auto *K = dyn_cast<KernelStmt>(&St))
-          OK &= WGMMALowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
-                              getRemarks(M),
-                              getBoolOption("warp-specialize"))
+          OK &= WGMMALowering(
+                    *F, *K, M.getContext().getOpRegistry(), S.Diag,
+                    getRemarks(M),
+                    {getBoolOption("warp-specialize", *F),
+                     getIntOption("wgmma-groups-in-flight", *F)})
                     .run();
       });
     return OK;

@@ -117,11 +117,20 @@ struct RingLoop {
   std::vector<BufferValue *> Tiles;
 };
 
+/// The pass's options for one function (CUDAPasses.td).
+struct FragmentLoweringOptions {
+  bool WarpSpecialize;
+  bool Overlap;
+  bool PingPong;
+};
+
 class FragmentLowering : public WGMMABuilder {
 public:
   FragmentLowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
-                   DiagnosticEngine &Diag, RemarkEmitter Remarks)
-      : WGMMABuilder(F, Ops), F(F), K(K), Diag(Diag), Remarks(Remarks) {}
+                   DiagnosticEngine &Diag, RemarkEmitter Remarks,
+                   FragmentLoweringOptions Opts)
+      : WGMMABuilder(F, Ops), F(F), K(K), Diag(Diag), Remarks(Remarks),
+        Opts(Opts) {}
 
   /// False after an error; a kernel that does not qualify is left as it
   /// is.
@@ -282,7 +291,7 @@ private:
   void planWarpSpecialize() {
     if (!Ring.Loop || Ring.Stages < 2 || HadThreadIndex || Threads / WarpgroupSize > 3)
       return;
-    if (!passFlag("pass.warp_specialize").value_or(true))
+    if (!Opts.WarpSpecialize)
       return;
     bool AtTop = false;
     for (StmtPtr &S : K.getBodyMutable().Stmts) {
@@ -322,7 +331,7 @@ private:
   void planRotation() {
     if (!Ring.Loop || Ring.Stages < 2)
       return;
-    if (!passFlag("pass.wgmma_overlap").value_or(true))
+    if (!Opts.Overlap)
       return;
     std::vector<StmtPtr> &Body = Ring.Loop->getBodyMutable().Stmts;
     auto *Last = dyn_cast<OpStmt>(Body.back().get());
@@ -364,15 +373,7 @@ private:
   void planPingPong() {
     if (!WS || !Rot.Last || Threads != 2 * WarpgroupSize)
       return;
-    PingPong = passFlag("pass.warpgroup_pingpong").value_or(false);
-  }
-
-  /// The function's boolean attribute \p Name, if it has one.
-  std::optional<bool> passFlag(llvm::StringRef Name) const {
-    const Attribute *A = F.getAttrs().get(Name);
-    if (!A || A->getKind() != Attribute::Kind::Bool)
-      return std::nullopt;
-    return A->getBool();
+    PingPong = Opts.PingPong;
   }
 
   /// \p Name (cuda.bar_sync or cuda.bar_arrive) on the ping-pong's named
@@ -1650,6 +1651,7 @@ private:
   KernelStmt &K;
   DiagnosticEngine &Diag;
   RemarkEmitter Remarks;
+  FragmentLoweringOptions Opts;
   llvm::SMLoc WhyLoc;
   int64_t Rows = 0, MT = 0;
   std::vector<BufferValue *> FragOrder, TileOrder;
@@ -1687,7 +1689,10 @@ public:
       walkStmts(F->getBodyMutable(), [&](Stmt &St) {
         if (auto *K = dyn_cast<KernelStmt>(&St))
           OK &= FragmentLowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
-                                 getRemarks(M))
+                                 getRemarks(M),
+                                 {getBoolOption("warp-specialize", *F),
+                                  getBoolOption("wgmma-overlap", *F),
+                                  getBoolOption("warpgroup-pingpong", *F)})
                     .run();
       });
     return OK;
