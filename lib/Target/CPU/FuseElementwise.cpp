@@ -669,9 +669,24 @@ private:
     return Kind == "max" ? ex::lowest(Ty) : ex::highest(Ty);
   }
 
-  static ExprPtr combine(llvm::StringRef Kind, ExprPtr Acc, ExprPtr X) {
+  /// Acc combined with X. Partial results, which start at the identity,
+  /// are never NaN (\p AccIsPartial): their max and min are then
+  /// `X > Acc ? X : Acc` (`<` for min), which is max(Acc, X) whatever X is
+  /// (NaN included) and one x86 vmaxps / vminps, where LLVM's maxnum
+  /// needs two more instructions to ignore a NaN in either operand.
+  static ExprPtr combine(llvm::StringRef Kind, ExprPtr Acc, ExprPtr X,
+                         bool AccIsPartial = false) {
     if (Kind == "sum" || Kind == "abssum")
       return ex::add(std::move(Acc), std::move(X));
+    if (AccIsPartial && isFloat(X->getDType()) && X->getDType() == Acc->getDType()) {
+      ExprPtr Cond = ex::binary(Kind == "min" ? BinaryOp::Lt : BinaryOp::Gt, X->clone(),
+                                Acc->clone());
+      std::vector<ExprPtr> Args;
+      Args.push_back(std::move(Cond));
+      Args.push_back(std::move(X));
+      Args.push_back(std::move(Acc));
+      return ex::call(Intrinsic::Select, std::move(Args));
+    }
     std::vector<ExprPtr> Args;
     Args.push_back(std::move(Acc));
     Args.push_back(std::move(X));
@@ -766,7 +781,8 @@ private:
         LI.push_back(Lane->clone());
         SI.push_back(Lane->clone());
         ExprPtr Cur = ex::load(P, std::move(LI));
-        Out.push_back(store(P, std::move(SI), combine(Kind, std::move(Cur), std::move(X))));
+        Out.push_back(store(P, std::move(SI),
+                            combine(Kind, std::move(Cur), std::move(X), /*AccIsPartial=*/true)));
         break;
       }
       }
@@ -820,8 +836,9 @@ private:
       HI.push_back(ex::add(ex::ref(LV), ex::intLit(H)));
       SI.push_back(ex::ref(LV));
       Stmts Fold;
-      Fold.push_back(store(P, std::move(SI), combine(Kind, ex::load(P, std::move(LI)),
-                                                      ex::load(P, std::move(HI)))));
+      Fold.push_back(store(P, std::move(SI),
+                           combine(Kind, ex::load(P, std::move(LI)), ex::load(P, std::move(HI)),
+                                   /*AccIsPartial=*/true)));
       Inner.push_back(forLoop(LoopKind::Parallel, std::move(D), std::move(Fold)));
       W = H;
     }
@@ -906,7 +923,8 @@ private:
       LI.push_back(ex::ref(Lane));
       PI.push_back(ex::ref(Lane));
       Stmts Body;
-      Body.push_back(store(P, std::move(PI), combine(Kind, ex::load(P, std::move(LI)), std::move(X))));
+      Body.push_back(store(P, std::move(PI), combine(Kind, ex::load(P, std::move(LI)),
+                                                     std::move(X), /*AccIsPartial=*/true)));
       return Body;
     };
     if (int64_t Q = E / L) {
