@@ -669,22 +669,28 @@ private:
     return Kind == "max" ? ex::lowest(Ty) : ex::highest(Ty);
   }
 
+  /// Which operand of combine is known not to be NaN.
+  enum class NotNaN { Neither, Acc, X };
+
   /// Acc combined with X. Partial results, which start at the identity,
-  /// are never NaN (\p AccIsPartial): their max and min are then
-  /// `X > Acc ? X : Acc` (`<` for min), which is max(Acc, X) whatever X is
-  /// (NaN included) and one x86 vmaxps / vminps, where LLVM's maxnum
-  /// needs two more instructions to ignore a NaN in either operand.
+  /// are never NaN: where one operand B is one, max(A, B) is
+  /// `A > B ? A : B` (`<` for min) whatever A is, NaN included, which is
+  /// one x86 vmaxps / vminps; LLVM's maxnum needs a compare and a blend
+  /// more to ignore a NaN in either operand.
   static ExprPtr combine(llvm::StringRef Kind, ExprPtr Acc, ExprPtr X,
-                         bool AccIsPartial = false) {
+                         NotNaN Known = NotNaN::Neither) {
     if (Kind == "sum" || Kind == "abssum")
       return ex::add(std::move(Acc), std::move(X));
-    if (AccIsPartial && isFloat(X->getDType()) && X->getDType() == Acc->getDType()) {
-      ExprPtr Cond = ex::binary(Kind == "min" ? BinaryOp::Lt : BinaryOp::Gt, X->clone(),
-                                Acc->clone());
+    if (Known != NotNaN::Neither && isFloat(X->getDType()) &&
+        X->getDType() == Acc->getDType()) {
+      ExprPtr A = Known == NotNaN::Acc ? std::move(X) : std::move(Acc);
+      ExprPtr B = Known == NotNaN::Acc ? std::move(Acc) : std::move(X);
+      ExprPtr Cond = ex::binary(Kind == "min" ? BinaryOp::Lt : BinaryOp::Gt, A->clone(),
+                                B->clone());
       std::vector<ExprPtr> Args;
       Args.push_back(std::move(Cond));
-      Args.push_back(std::move(X));
-      Args.push_back(std::move(Acc));
+      Args.push_back(std::move(A));
+      Args.push_back(std::move(B));
       return ex::call(Intrinsic::Select, std::move(Args));
     }
     std::vector<ExprPtr> Args;
@@ -782,7 +788,7 @@ private:
         SI.push_back(Lane->clone());
         ExprPtr Cur = ex::load(P, std::move(LI));
         Out.push_back(store(P, std::move(SI),
-                            combine(Kind, std::move(Cur), std::move(X), /*AccIsPartial=*/true)));
+                            combine(Kind, std::move(Cur), std::move(X), NotNaN::Acc)));
         break;
       }
       }
@@ -838,7 +844,7 @@ private:
       Stmts Fold;
       Fold.push_back(store(P, std::move(SI),
                            combine(Kind, ex::load(P, std::move(LI)), ex::load(P, std::move(HI)),
-                                   /*AccIsPartial=*/true)));
+                                   NotNaN::Acc)));
       Inner.push_back(forLoop(LoopKind::Parallel, std::move(D), std::move(Fold)));
       W = H;
     }
@@ -849,7 +855,8 @@ private:
     std::vector<ExprPtr> PI;
     PI.push_back(ex::ref(LV));
     Stmts Comb;
-    Comb.push_back(store(Acc, {}, combine(Kind, ex::load(Acc, {}), ex::load(P, std::move(PI)))));
+    Comb.push_back(
+        store(Acc, {}, combine(Kind, ex::load(Acc, {}), ex::load(P, std::move(PI)), NotNaN::X)));
     Inner.push_back(forLoop(LoopKind::Unroll, std::move(D), std::move(Comb)));
     Inner.push_back(store(Dst, std::move(DI), ex::load(Acc, {})));
   }
@@ -924,7 +931,7 @@ private:
       PI.push_back(ex::ref(Lane));
       Stmts Body;
       Body.push_back(store(P, std::move(PI), combine(Kind, ex::load(P, std::move(LI)),
-                                                     std::move(X), /*AccIsPartial=*/true)));
+                                                     std::move(X), NotNaN::Acc)));
       return Body;
     };
     if (int64_t Q = E / L) {
