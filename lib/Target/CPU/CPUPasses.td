@@ -84,7 +84,14 @@ def CPUFuseElementwise : Pass<CPUPasses, "cpu-fuse-elementwise"> {
     otherwise. Reductions accumulate into `lanes` partial results combined
     after the nest, so that they vectorize without reassociation. A
     fragment that stays an array gets a missed remark at the statement
-    that keeps it (-pass-remarks-missed=cpu-fuse-elementwise). Runs
+    that keeps it (-pass-remarks-missed=cpu-fuse-elementwise). In a run
+    of rows (a reduction along each, rows walked by a serial loop) inside
+    a serial loop over %v whose copies read a global tensor at a
+    %v-dependent offset, each row of the unguarded nest first prefetches
+    (`cpu.prefetch`, into L2) the lines the same row reads at %v + 1: a
+    GEMV's rows lie a row of A apart, more streams than the hardware
+    prefetchers follow. Max and min of partial results, which are never
+    NaN, are a compare and select (one vmaxps). Runs
     that do not qualify are left to tile-lower-tile-ops, except their
     reductions of a whole on-chip buffer along its innermost dimension
     into a whole buffer (softmax's max and sum over its running tile),

@@ -78,6 +78,8 @@ struct Member {
 struct Run {
   std::vector<Member> Members;
   Block *B = nullptr;
+  /// The statement whose body B is (null for the kernel's).
+  const Stmt *Owner = nullptr;
   /// Index of the first member in B.
   size_t First = 0;
 };
@@ -85,8 +87,9 @@ struct Run {
 class Fuser {
 public:
   Fuser(Function &F, KernelStmt &K, RemarkEmitter Remarks, int64_t Lanes,
-        unsigned VectorBits)
-      : Names(F), K(K), Remarks(Remarks), Lanes(Lanes), VectorBits(VectorBits) {
+        unsigned VectorBits, unsigned LineBytes, const OpInfo *Prefetch)
+      : Names(F), K(K), Remarks(Remarks), Lanes(Lanes), VectorBits(VectorBits),
+        LineBytes(LineBytes), Prefetch(Prefetch) {
     walkStmts(F.getBody(), [&](const Stmt &S) {
       if (const auto *Fo = dyn_cast<ForStmt>(&S))
         for (const LoopDim &D : Fo->getDims())
@@ -431,7 +434,7 @@ private:
     return true;
   }
 
-  void collectRuns(Block &B, std::vector<Run> &Runs) {
+  void collectRuns(Block &B, std::vector<Run> &Runs, const Stmt *Owner = nullptr) {
     std::optional<Run> Cur;
     auto Close = [&] {
       if (Cur)
@@ -444,7 +447,7 @@ private:
       if (!M) {
         Close();
         for (Block *N : getNestedBlocks(S))
-          collectRuns(*N, Runs);
+          collectRuns(*N, Runs, &S);
         continue;
       }
       if (Cur && !compatible(*Cur, *M)) {
@@ -466,6 +469,7 @@ private:
       if (!Cur) {
         Cur.emplace();
         Cur->B = &B;
+        Cur->Owner = Owner;
         Cur->First = I;
       }
       Cur->Members.push_back(std::move(*M));
@@ -1002,6 +1006,8 @@ private:
     int64_t E = Dom.back();
     int64_t L = lanes(Reduces.front()->Dst->getDType());
     Stmts Inner;
+    if (!Guarded)
+      prefetchNextRows(R, Elem, E, Inner);
     llvm::DenseMap<const Stmt *, BufferValue *> Parts;
     for (const Member *M : Reduces)
       Parts[M->S] = initPartials(Inner, cast<OpStmt>(M->S)->getAttrOrDefault("kind").getStr(),
@@ -1046,6 +1052,54 @@ private:
     return Out;
   }
 
+  /// In a run of rows (outer dimensions walked by a serial loop, a
+  /// reduction along each) inside a serial loop over %v whose copies read
+  /// a global tensor at a %v-dependent offset, the start of each row
+  /// prefetches (`cpu.prefetch`, into L2) the lines that the same row reads
+  /// at %v + 1: a GEMV's rows lie a whole row of A apart, more streams than
+  /// the hardware prefetchers follow, so each row's next tile would start
+  /// with a miss.
+  void prefetchNextRows(const Run &R, llvm::ArrayRef<ExprPtr> Row, int64_t E, Stmts &Out) {
+    const auto *Loop = llvm::dyn_cast_or_null<ForStmt>(R.Owner);
+    if (!Prefetch || Row.empty() || !Loop || Loop->getDims().size() != 1 || Loop->getStep() ||
+        (Loop->getLoopKind() != LoopKind::Serial && Loop->getLoopKind() != LoopKind::Pipelined))
+      return;
+    const Value *V = Loop->getDims()[0].Var.get();
+    for (const Member &M : R.Members) {
+      if (M.Kind != Member::CopyIn)
+        continue;
+      bool UsesV = false;
+      for (const Expr *Off : M.GOffsets)
+        if (Off)
+          forEachUse(*Off, [&](const Value *U) { UsesV |= U == V; });
+      if (!UsesV)
+        continue;
+      int64_t PerLine = std::max<int64_t>(1, LineBytes / getDTypeBytes(M.Global->getDType()));
+      for (int64_t C = 0; C < E; C += PerLine) {
+        std::vector<ExprPtr> Elem;
+        for (const ExprPtr &X : Row)
+          Elem.push_back(X->clone());
+        Elem.push_back(ex::intLit(C));
+        std::vector<OpOperand> Operands(1);
+        Operands[0].Kind = OperandKind::Region;
+        Operands[0].R.Buf = M.Global;
+        for (ExprPtr &I : globalIndex(M, Elem)) {
+          rewriteExpr(I, [&](ExprPtr X) -> ExprPtr {
+            if (auto *Ref = dyn_cast<RefExpr>(X.get()); Ref && Ref->getValue() == V)
+              return ex::add(std::move(X), ex::intLit(1));
+            return X;
+          });
+          RegionIndex RI;
+          RI.Offset = std::move(I);
+          Operands[0].R.Indices.push_back(std::move(RI));
+        }
+        AttributeList Attrs;
+        Attrs.set("locality", Attribute::getInt(2));
+        Out.push_back(std::make_unique<OpStmt>(Prefetch, std::move(Operands), std::move(Attrs)));
+      }
+    }
+  }
+
   int64_t lanes(DType Ty) const {
     if (Lanes > 0)
       return Lanes;
@@ -1088,6 +1142,9 @@ private:
   llvm::DenseMap<const BufferValue *, std::pair<std::string, llvm::SMLoc>> Dropped;
   int64_t Lanes;
   unsigned VectorBits;
+  unsigned LineBytes;
+  /// cpu.prefetch, or null (the cpu dialect not registered: tile-opt alone).
+  const OpInfo *Prefetch;
   llvm::DenseSet<const Value *> NonNeg;
   llvm::SetVector<BufferValue *> Local;
 };
@@ -1116,7 +1173,9 @@ public:
           Kernels.push_back(K);
       });
       for (KernelStmt *K : Kernels)
-        Fuser(*F, *K, getRemarks(M), Lanes, getKernelVectorBits(Vec, *K)).run();
+        Fuser(*F, *K, getRemarks(M), Lanes, getKernelVectorBits(Vec, *K), Vec.CacheLineBytes,
+              M.getContext().getOpRegistry().lookup("cpu.prefetch"))
+            .run();
     }
     return true;
   }
