@@ -66,8 +66,10 @@ std::optional<std::pair<int64_t, int64_t>> matrixExtents(const Region &R) {
 class MFMALowering : public StmtBuilder {
 public:
   MFMALowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
-               DiagnosticEngine &Diag, bool Registers)
+               DiagnosticEngine &Diag, bool Registers, int64_t LDSLimit,
+               const RemarkEmitter &Remarks)
       : StmtBuilder(F, Ops), K(K), Diag(Diag), Registers(Registers),
+        LDSLimit(LDSLimit), Remarks(Remarks),
         Threads(*K.getThreads()->getConstInt()) {}
 
   bool run() {
@@ -92,6 +94,10 @@ public:
       return OK;
     if (Registers)
       findRegisterAccumulators();
+    if (LDSLimit > 0)
+      leaveGemmsOverLDS();
+    if (Plans.empty())
+      return true;
     if (!K.getThreadIndex())
       K.setThreadIndex(std::make_unique<Value>(
           Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
@@ -210,6 +216,50 @@ private:
         std::vector<int64_t> Shape = *C->getConstShape();
         Original[C] = {Shape[0], Shape[1]};
       }
+  }
+
+  /// Where the fragments the MFMA code keeps in LDS (every fragment but
+  /// the register accumulators) and the shared buffers exceed LDSLimit,
+  /// the gemms into accumulators that are not in registers are left for
+  /// tile-lower-tile-ops, whose fragments tile-lower-to-simt may keep per
+  /// work-item.
+  void leaveGemmsOverLDS() {
+    int64_t Bytes = 0;
+    walkStmts(K.getBody(), [&](const Stmt &S) {
+      const auto *A = dyn_cast<AllocStmt>(&S);
+      if (!A)
+        return;
+      const BufferValue *B = A->getBuffer();
+      std::optional<std::vector<int64_t>> Shape = B->getConstShape();
+      if (!Shape || (B->getScope() != MemScope::Shared &&
+                     B->getScope() != MemScope::Fragment) ||
+          InRegisters.count(const_cast<BufferValue *>(B)))
+        return;
+      int64_t N = getDTypeBytes(B->getDType());
+      for (int64_t E : *Shape)
+        N *= E;
+      Bytes += N;
+    });
+    if (Bytes <= LDSLimit)
+      return;
+    std::vector<OpStmt *> Left;
+    for (auto &[Op, P] : Plans)
+      if (Op->getName() == "gemm" && !InRegisters.count(P.C->Buf))
+        Left.push_back(Op);
+    llvm::sort(Left, [](const OpStmt *A, const OpStmt *B) {
+      return A->getLoc().getPointer() < B->getLoc().getPointer();
+    });
+    for (OpStmt *Op : Left) {
+      Remarks.missed(Op->getLoc(),
+                     "gemm not lowered to MFMA: its accumulator %" +
+                         Op->getOperand("c").R.Buf->getName() +
+                         " has uses other than clear, fill, MFMA gemms and "
+                         "whole copies out, so the MFMA code would keep it in "
+                         "LDS, and the block's LDS would need " +
+                         llvm::Twine(Bytes) + " bytes, more than the " +
+                         llvm::Twine(LDSLimit) + " the target allows");
+      Plans.erase(Op);
+    }
   }
 
   //===--- Rewriting ------------------------------------------------------===//
@@ -498,6 +548,8 @@ private:
   KernelStmt &K;
   DiagnosticEngine &Diag;
   bool Registers;
+  int64_t LDSLimit;
+  const RemarkEmitter &Remarks;
   int64_t Threads;
   Value *Tid = nullptr;
   llvm::DenseMap<OpStmt *, GemmPlan> Plans;
@@ -515,11 +567,13 @@ public:
 
   bool run(Module &M, PassState &S) override {
     bool OK = true;
+    RemarkEmitter Remarks = getRemarks(M);
     for (const auto &F : M.getFunctions())
       walkStmts(F->getBodyMutable(), [&](Stmt &St) {
         if (auto *K = dyn_cast<KernelStmt>(&St))
           OK &= MFMALowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
-                             getBoolOption("registers"))
+                             getBoolOption("registers"), getIntOption("lds-limit"),
+                             Remarks)
                     .run();
       });
     return OK;

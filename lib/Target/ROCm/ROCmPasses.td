@@ -18,11 +18,17 @@ def LowerGemmToMFMA : Pass<ROCmPasses, "rocm-lower-gemm-mfma"> {
     fragment and each tile is loaded from it and stored back. Barriers
     before and after keep the block's shared memory consistent. A gemm that
     does not qualify is left for tile-lower-tile-ops; a rocm.mfma that does
-    not qualify is an error.
+    not qualify is an error. With lds-limit, when the accumulators that
+    would stay fragments make the block's LDS (its shared buffers and
+    fragments) exceed the limit, the gemms into them are left for
+    tile-lower-tile-ops instead (their fragments can then be kept per
+    work-item), with a missed remark.
   }];
   let Options = [
     PassOption<"registers", "bool", "true",
                "keep qualifying accumulators in registers">,
+    PassOption<"lds-limit", "int", "0",
+               "bytes of LDS a block may use (0: no limit)">,
   ];
   let Constructor = "createLowerGemmToMFMAPass";
 }

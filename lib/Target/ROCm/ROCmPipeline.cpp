@@ -17,6 +17,7 @@
 
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
+#include "tile/Target/ResourceLimits.h"
 #include "tile/Transforms/PassManager.h"
 #include "llvm/IR/PrintPasses.h"
 
@@ -30,7 +31,7 @@
 namespace tile {
 
 /// The ROCm pipeline, in order.
-void buildROCmPipeline(const BackendContext &, PassManager &PM) {
+void buildROCmPipeline(const BackendContext &Ctx, PassManager &PM) {
   // Rasterized grids keep their dimensions: an HSA dispatch counts its grid
   // in work-items, 32 bits per dimension, so one dimension of gx * gy
   // blocks would reach the limit sooner than the grid did.
@@ -38,10 +39,22 @@ void buildROCmPipeline(const BackendContext &, PassManager &PM) {
   llvm::cantFail(Raster->setOption("flatten", "false"));
   PM.addPass(std::move(Raster));
   PM.addPass(createLowerPipelinedPass());
-  PM.addPass(createLowerGemmToMFMAPass());
-  PM.addPass(createLowerTileOpsPass());
+  // MFMA where its fragments fit the LDS; the other gemms compute each
+  // element of C on the work-item that owns it, so that accumulators stay
+  // per work-item.
+  std::unique_ptr<Pass> MFMA = createLowerGemmToMFMAPass();
+  std::optional<AppliedLimit> LDS =
+      getResourceLimit(Ctx, ResourceKind::SharedMemoryPerBlock);
+  if (LDS)
+    llvm::cantFail(MFMA->setOption("lds-limit", std::to_string(LDS->Value)));
+  PM.addPass(std::move(MFMA));
+  std::unique_ptr<Pass> Lower = createLowerTileOpsPass();
+  llvm::cantFail(Lower->setOption("gemm-parallel-c", "true"));
+  PM.addPass(std::move(Lower));
   std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
   llvm::cantFail(SIMT->setOption("private-fragments", "true"));
+  if (LDS)
+    llvm::cantFail(SIMT->setOption("shared-memory-limit", std::to_string(LDS->Value)));
   PM.addPass(std::move(SIMT));
   PM.addPass(createSimplifyPass());
   PM.addPass(createPlanSharedMemoryPass());
