@@ -298,7 +298,7 @@ private:
   }
 
   /// Whether \p E reads only values and global tensors not in \p Written,
-  /// and not the thread index.
+  /// and nothing that depends on the thread index (ThreadDep).
   bool isPureOfGlobals(const Expr &E,
                        const llvm::DenseSet<const Value *> &Written) const {
     bool OK = true;
@@ -307,8 +307,7 @@ private:
         OK &= L->getBuffer()->getScope() == MemScope::Global &&
               !Written.count(L->getBuffer());
       if (const auto *R = dyn_cast<RefExpr>(&Y))
-        OK &= !isa<BufferValue>(R->getValue()) &&
-              R->getValue() != K.getThreadIndex();
+        OK &= !isa<BufferValue>(R->getValue()) && !ThreadDep.count(R->getValue());
       forEachChild(Y, Scan);
     };
     Scan(E);
@@ -337,6 +336,24 @@ private:
         for (const OpOperand &O : Op->getOperands())
           if (O.Kind == OperandKind::Region)
             Written.insert(O.R.Buf);
+    });
+    // Values that depend on the thread index: a fill written in terms of
+    // them is each thread's own, not the block's.
+    ThreadDep.clear();
+    if (K.getThreadIndex())
+      ThreadDep.insert(K.getThreadIndex());
+    walkStmts(K.getBodyMutable(), [&](Stmt &S) {
+      bool Uses = false;
+      forEachExprSlot(S, [&](ExprPtr &E) {
+        forEachUse(*E, [&](const Value *V) { Uses |= ThreadDep.count(V) > 0; });
+      });
+      if (!Uses)
+        return;
+      if (auto *L = dyn_cast<LetStmt>(&S))
+        ThreadDep.insert(L->getVar());
+      if (auto *F = dyn_cast<ForStmt>(&S))
+        for (const LoopDim &D : F->getDims())
+          ThreadDep.insert(D.Var.get());
     });
     std::vector<Fill> Fills;
     collectFills(K.getBodyMutable(), Fills);
@@ -654,7 +671,7 @@ private:
   int64_t Threads;
   std::optional<FragmentOwnership> Owner;
   Value *Tid = nullptr;
-  llvm::DenseSet<const Value *> Dep;
+  llvm::DenseSet<const Value *> Dep, ThreadDep;
   llvm::DenseMap<const Value *, Value *> Replace;
 };
 

@@ -71,6 +71,7 @@ public:
 
   void run() {
     llvm::DenseSet<const OpStmt *> Gemms;
+    std::vector<const OpStmt *> InOrder;
     walkStmts(K.getBodyMutable(), [&](Stmt &S) {
       auto *Op = dyn_cast<OpStmt>(&S);
       if (!Op || Op->getName() != "gemm")
@@ -81,14 +82,16 @@ public:
         return;
       }
       Gemms.insert(Op);
+      InOrder.push_back(Op);
     });
     if (Gemms.empty())
       return;
     AccumulatorUses Uses = classifyAccumulatorUses(K, Gemms);
-    for (const OpStmt *G : Gemms) {
+    for (const OpStmt *G : InOrder) {
       const BufferValue *C = G->getOperand("c").R.Buf;
       if (C->getScope() == MemScope::Fragment && !Uses.Rejected.count(C)) {
-        Accs.insert(const_cast<BufferValue *>(C));
+        if (Accs.insert(const_cast<BufferValue *>(C)).second)
+          AccOrder.push_back(const_cast<BufferValue *>(C));
         Lowered.insert(G);
         continue;
       }
@@ -103,7 +106,7 @@ public:
     }
     if (Accs.empty())
       return;
-    for (BufferValue *C : Accs) {
+    for (BufferValue *C : AccOrder) {
       std::vector<int64_t> Shape = *C->getConstShape();
       Orig[C] = {Shape[0], Shape[1]};
     }
@@ -113,7 +116,7 @@ public:
           Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
     Tid = K.getThreadIndex();
     rewrite(K.getBodyMutable());
-    for (BufferValue *C : Accs) {
+    for (BufferValue *C : AccOrder) {
       int64_t N = tilesPerSimdgroup(C) * 2;
       C->setScope(MemScope::Local);
       C->getShapeMutable().clear();
@@ -259,6 +262,7 @@ private:
   int64_t Threads;
   Value *Tid = nullptr;
   llvm::DenseSet<BufferValue *> Accs;
+  std::vector<BufferValue *> AccOrder;
   llvm::DenseSet<const OpStmt *> Lowered;
   llvm::DenseMap<const BufferValue *, std::pair<int64_t, int64_t>> Orig;
   llvm::DenseMap<const OpStmt *, std::pair<unsigned, unsigned>> CopyDims;

@@ -36,11 +36,7 @@ void buildMetalPipeline(const BackendContext &Ctx, PassManager &PM) {
   PM.addPass(createMetalCheckTypesPass());
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createMetalLowerGemmSimdgroupPass());
-  // Each element of a gemm's C computed by the thread that owns it, so
-  // that accumulators stay per thread.
-  std::unique_ptr<Pass> Lower = createLowerTileOpsPass();
-  llvm::cantFail(Lower->setOption("gemm-parallel-c", "true"));
-  PM.addPass(std::move(Lower));
+  PM.addPass(createLowerTileOpsPass());
   std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
   llvm::cantFail(SIMT->setOption("private-fragments", "true"));
   // Over the limit, tiles copied from global memory are read from there.

@@ -39,18 +39,14 @@ void buildROCmPipeline(const BackendContext &Ctx, PassManager &PM) {
   llvm::cantFail(Raster->setOption("flatten", "false"));
   PM.addPass(std::move(Raster));
   PM.addPass(createLowerPipelinedPass());
-  // MFMA where its fragments fit the LDS; the other gemms compute each
-  // element of C on the work-item that owns it, so that accumulators stay
-  // per work-item.
+  // MFMA where the fragments its code keeps in LDS fit there.
   std::unique_ptr<Pass> MFMA = createLowerGemmToMFMAPass();
   std::optional<AppliedLimit> LDS =
       getResourceLimit(Ctx, ResourceKind::SharedMemoryPerBlock);
   if (LDS)
     llvm::cantFail(MFMA->setOption("lds-limit", std::to_string(LDS->Value)));
   PM.addPass(std::move(MFMA));
-  std::unique_ptr<Pass> Lower = createLowerTileOpsPass();
-  llvm::cantFail(Lower->setOption("gemm-parallel-c", "true"));
-  PM.addPass(std::move(Lower));
+  PM.addPass(createLowerTileOpsPass());
   std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
   llvm::cantFail(SIMT->setOption("private-fragments", "true"));
   if (LDS)

@@ -34,8 +34,10 @@ void buildWebGPUPipeline(const BackendContext &Ctx, PassManager &PM) {
   PM.addPass(std::move(Raster));
   PM.addPass(createWebGPUCheckTypesPass());
   PM.addPass(createLowerPipelinedPass());
-  // Each element of a gemm's C computed by the thread that owns it, so
-  // that accumulators stay per thread.
+  // Each element of a gemm's C computed by the invocation that owns it, so
+  // that accumulators and what the elementwise code reads with them stay
+  // per invocation (FlashAttention's P, 16 KiB as f32 without shader-f16,
+  // and its row statistics would otherwise be in workgroup memory).
   std::unique_ptr<Pass> Lower = createLowerTileOpsPass();
   llvm::cantFail(Lower->setOption("gemm-parallel-c", "true"));
   PM.addPass(std::move(Lower));
