@@ -167,8 +167,9 @@ private:
   /// elements of each of its simdgroup's tiles, guarded when X is global.
   Stmts lowerCopyOut(const OpStmt &Op, BufferValue *C) {
     const Region &Dst = Op.getOperand("dst").R;
-    auto [RowDim, ColDim] = CopyDims.lookup(&Op);
-    auto [M, N] = Orig.lookup(C);
+    std::pair<unsigned, unsigned> Dims = CopyDims.lookup(&Op);
+    unsigned RowDim = Dims.first, ColDim = Dims.second;
+    int64_t M = Orig.lookup(C).first, N = Orig.lookup(C).second;
     int64_t Groups = Threads / SimdWidth, Tiles = (M / 8) * (N / 8);
     Stmts Body;
     Value *Lane = let(Body, "lane", rem(ref(Tid), SimdWidth));

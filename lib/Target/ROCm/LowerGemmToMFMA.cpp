@@ -456,7 +456,8 @@ private:
   Stmts lowerCopyOut(const OpStmt &Op, BufferValue *C) {
     const MFMAShape &S = InRegisters[C];
     const Region &Dst = Op.getOperand("dst").R;
-    auto [RowDim, ColDim] = CopyDims.lookup(&Op);
+    std::pair<unsigned, unsigned> Dims = CopyDims.lookup(&Op);
+    unsigned RowDim = Dims.first, ColDim = Dims.second;
     auto [M, N] = Original.lookup(C);
     Value *Lane;
     Stmts Body = overWaveTiles(S, M, N, Lane, [&](Value *TT, Value *R0, Value *C0) {
