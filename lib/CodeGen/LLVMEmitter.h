@@ -10,6 +10,7 @@
 
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/IRBuilder.h"
 
 namespace tile {
@@ -67,8 +68,15 @@ private:
   LLVMDeviceTarget *Target;
   llvm::DenseMap<const Value *, llvm::Value *> Scalars;
   llvm::DenseMap<const BufferValue *, BufferBinding> Buffers;
-  /// Access groups of the enclosing parallel loops, outermost first.
-  std::vector<llvm::MDNode *> AccessGroups;
+  /// An enclosing parallel loop's access group, and the buffers whose
+  /// accesses stay out of it: those an iteration accesses again after
+  /// storing to them (getReaccessedAfterStore).
+  struct ParallelAccesses {
+    llvm::MDNode *Group;
+    llvm::SmallPtrSet<const BufferValue *, 4> Excluded;
+  };
+  /// The enclosing parallel loops, outermost first.
+  std::vector<ParallelAccesses> AccessGroups;
 };
 
 } // namespace tile
