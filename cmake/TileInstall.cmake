@@ -44,10 +44,17 @@ set_tests_properties(install-tree PROPERTIES FIXTURES_SETUP TileInstalled)
 # Debian's python3, where utils/setup.sh installs python3-numpy.
 set(TILE_PYTHON /usr/bin/python3 CACHE FILEPATH
   "Python 3 with NumPy for the Python package's tests")
+# In a sanitizer build (TILE_SANITIZE) the programs built outside the tree
+# preload the sanitizer runtime; CPython's own allocations are not leak
+# checked.
+set(_tile_install_env "CMAKE_GENERATOR=${CMAKE_GENERATOR};CXX=${CMAKE_CXX_COMPILER};PYTHON=${TILE_PYTHON}")
+if(TILE_SANITIZER_RUNTIME)
+  list(APPEND _tile_install_env "TILE_SANITIZER_PRELOAD=${TILE_SANITIZER_RUNTIME}")
+endif()
 foreach(stage embedding python)
   add_test(NAME install-${stage}
     COMMAND ${TILE_SOURCE_DIR}/utils/check-install.sh ${stage} ${CMAKE_BINARY_DIR})
   set_tests_properties(install-${stage} PROPERTIES
     FIXTURES_REQUIRED TileInstalled
-    ENVIRONMENT "CMAKE_GENERATOR=${CMAKE_GENERATOR};CXX=${CMAKE_CXX_COMPILER};PYTHON=${TILE_PYTHON}")
+    ENVIRONMENT "${_tile_install_env}")
 endforeach()

@@ -41,6 +41,10 @@ if(NOT EXISTS "${_tile_asan_rt}")
                       "found (${_tile_asan_rt}); install libclang-rt-22-dev")
 endif()
 get_filename_component(TILE_SANITIZER_RUNTIME_DIR "${_tile_asan_rt}" DIRECTORY)
+# For programs built outside this tree that load the instrumented libraries
+# (Python through ctypes, examples/embedding built against the install):
+# the runtime must be the process's first library, so they preload it.
+set(TILE_SANITIZER_RUNTIME "${_tile_asan_rt}")
 message(STATUS "Sanitizers: ${_tile_sanitizers} (runtime in ${TILE_SANITIZER_RUNTIME_DIR})")
 add_compile_options(${TILE_SANITIZE_FLAGS} ${_tile_coverage})
 add_link_options(${TILE_SANITIZE_FLAGS} -shared-libsan

@@ -10,9 +10,20 @@
 #              installed package, on the CPU target with NumPy
 #
 # Environment: CMAKE_GENERATOR, CXX (the compiler for the example), PYTHON
-# (a python3 with NumPy; default /usr/bin/python3, Debian's).
+# (a python3 with NumPy; default /usr/bin/python3, Debian's),
+# TILE_SANITIZER_PRELOAD (a sanitizer build's runtime, preloaded into the
+# programs that load its instrumented libraries without being built with
+# it: the example and Python).
 set -euo pipefail
 STAGE=$1
+# Runs "$@" with the sanitizer runtime preloaded, in a sanitizer build.
+preload() {
+  if [ -n "${TILE_SANITIZER_PRELOAD:-}" ]; then
+    LD_PRELOAD=$TILE_SANITIZER_PRELOAD "$@"
+  else
+    "$@"
+  fi
+}
 BUILD=$(cd "$2" && pwd)
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PREFIX=$BUILD/install-test
@@ -43,16 +54,18 @@ embedding)
   fi
   "$PREFIX/bin/tile-llc" "$ROOT/examples/elementwise_add.tile" -target=cpu \
     -emit=artifact -o "$WORK/add.tart"
-  "$WORK/build/run-add" "$WORK/add.tart" 100003 | tee "$WORK/out.txt"
+  preload "$WORK/build/run-add" "$WORK/add.tart" 100003 | tee "$WORK/out.txt"
   grep -q '^add of 100003 elements on orc (cpu.*): ok$' "$WORK/out.txt"
   ;;
 python)
   PY=${PYTHON:-/usr/bin/python3}
   cd "$ROOT"
+  # CPython frees little at exit: its allocations are not ours to leak-check.
+  [ -n "${TILE_SANITIZER_PRELOAD:-}" ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   PYTHONPATH="$PREFIX/lib/python3/site-packages" TILE_SOURCE_DIR="$ROOT" \
-    "$PY" -m unittest discover -s "$ROOT/python/tests" -t "$ROOT/python/tests" -v 2>&1
+    preload "$PY" -m unittest discover -s "$ROOT/python/tests" -t "$ROOT/python/tests" -v 2>&1
   # The package came from the prefix, not the source tree.
-  PYTHONPATH="$PREFIX/lib/python3/site-packages" "$PY" -c \
+  PYTHONPATH="$PREFIX/lib/python3/site-packages" preload "$PY" -c \
     "import tile, sys; p = tile.__file__; sys.exit(0 if p.startswith('$PREFIX') else 'tile from ' + p)"
   ;;
 *)
