@@ -26,6 +26,7 @@
 #include "llvm/TargetParser/Host.h"
 #include <chrono>
 #include <dlfcn.h>
+#include <link.h>
 #include <unistd.h>
 
 using namespace tile;
@@ -61,18 +62,34 @@ std::string KernelCache::getDefaultDirectory() {
   return std::string(P);
 }
 
+/// Appends "<name> <identity>;" for each loaded shared object whose file
+/// is one of Tile's libraries (libTile*.so).
+static int addTileLibrary(struct dl_phdr_info *Info, size_t, void *Data) {
+  llvm::StringRef Path = Info->dlpi_name ? Info->dlpi_name : "";
+  if (!llvm::sys::path::filename(Path).starts_with("libTile"))
+    return 0;
+  auto &Libs = *static_cast<std::vector<std::string> *>(Data);
+  Libs.push_back(llvm::sys::path::filename(Path).str() + " " +
+                 getFileIdentity(Path));
+  return 0;
+}
+
 std::string KernelCache::getToolVersion() {
-  // The object that holds this function: the tool, or a shared library.
+  // The object that holds this function (the tool, or libTileDriver) and
+  // every other Tile library loaded: a rebuilt backend library alone
+  // changes the code it makes too.
+  std::vector<std::string> Parts;
   Dl_info Info;
-  if (!dladdr(reinterpret_cast<void *>(&KernelCache::getToolVersion), &Info) ||
-      !Info.dli_fname)
-    return "unknown";
-  llvm::sys::fs::file_status St;
-  if (llvm::sys::fs::status(Info.dli_fname, St))
-    return "unknown";
-  return (llvm::Twine(St.getSize()) + "-" +
-          llvm::Twine(St.getLastModificationTime().time_since_epoch().count()))
-      .str();
+  if (dladdr(reinterpret_cast<void *>(&KernelCache::getToolVersion), &Info) &&
+      Info.dli_fname)
+    Parts.push_back(getFileIdentity(Info.dli_fname));
+  else
+    Parts.push_back("unknown");
+  std::vector<std::string> Libs;
+  dl_iterate_phdr(addTileLibrary, &Libs);
+  llvm::sort(Libs);
+  Parts.insert(Parts.end(), Libs.begin(), Libs.end());
+  return llvm::join(Parts, ";");
 }
 
 KernelCache::KernelCache(llvm::StringRef D, llvm::StringRef ToolName,

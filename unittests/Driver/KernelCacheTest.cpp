@@ -6,6 +6,7 @@
 // environment that chooses those programs is part of every key. The rest
 // of the cache (hits, misses per key part, damage, concurrency, read-only
 // directories) is tested through tile-jit in test/tools/tile-jit/cache.
+// Tile's own build in the key names every loaded Tile library.
 //
 //===----------------------------------------------------------------------===//
 
@@ -139,6 +140,19 @@ TEST(KernelCache, TheToolchainEnvironmentIsPartOfTheKey) {
     ::setenv("TILE_CACHE_DIR", Saved.c_str(), 1);
   else
     ::unsetenv("TILE_CACHE_DIR");
+}
+
+} // namespace
+
+namespace {
+
+TEST(KernelCache, TheToolVersionNamesEveryLoadedTileLibrary) {
+  // This test links the backends: a rebuilt backend library alone (the
+  // CPU backend's, say) must change every key, as a rebuilt driver does.
+  std::string V = KernelCache::getToolVersion();
+  EXPECT_NE(V.find("libTileTargetCPU.so size "), std::string::npos) << V;
+  EXPECT_NE(V.find("libTileDriver.so size "), std::string::npos) << V;
+  EXPECT_EQ(V, KernelCache::getToolVersion());
 }
 
 } // namespace

@@ -52,8 +52,9 @@ public:
   static std::string getDefaultDirectory();
 
   /// Tile's build as part of keys: the size and modification time of the
-  /// binary holding this code, so that a rebuilt compiler never loads an
-  /// older one's kernels.
+  /// binary holding this code and of every Tile library loaded
+  /// (libTile*.so), so that a rebuilt compiler, or one rebuilt backend
+  /// library, never loads an older build's kernels.
   static std::string getToolVersion();
 
   /// A cache in \p Dir (created when missing). When it cannot be written,
