@@ -15,6 +15,7 @@
 #include "tile/IR/Interpreter.h"
 #include "tile/Support/Memory.h"
 #include "tile/IR/DiagnosticError.h"
+#include "tile/IR/ExecutionCore.h"
 #include "tile/IR/Printer.h"
 #include "tile/IR/ScalarSemantics.h"
 #include "tile/IR/Walk.h"
@@ -133,15 +134,6 @@ std::string tile::renderLocatedMessage(const llvm::SourceMgr *SM, SMLoc Loc,
 
 namespace {
 
-/// Whether \p V is a value of the integer (or i1) type \p Ty.
-bool isIntegerValue(double V, DType Ty) {
-  int W = int(getDTypeBits(Ty));
-  double Lo = isSignedInteger(Ty) ? -std::ldexp(1.0, W - 1) : 0;
-  double End =
-      isSignedInteger(Ty) ? std::ldexp(1.0, W - 1) : std::ldexp(1.0, W);
-  return V == std::trunc(V) && V >= Lo && V < End;
-}
-
 /// The double a buffer of type \p T stores for \p V.
 double toStored(Scalar V, DType T) {
   return isFloat(T) ? V.F : intToDouble(V.I, T);
@@ -150,20 +142,7 @@ double toStored(Scalar V, DType T) {
 /// Converts a stored element of type \p From to type \p To. NaN in an
 /// integer buffer marks an unwritten element and stays NaN.
 double convertElement(double V, DType From, DType To) {
-  if (From == To)
-    return V;
-  if (std::isnan(V) && !isFloat(From))
-    return V;
-  Scalar S = isFloat(From) ? floatScalar(V) : intScalar(doubleToIntBits(V));
-  return toStored(castExact(S, From, To), To);
-}
-
-std::string formatShape(const BufferValue &B) {
-  std::string S = getDTypeName(B.getDType()).str() + "[";
-  llvm::ListSeparator LS;
-  for (const ExprPtr &D : B.getShape())
-    S += (llvm::StringRef(LS) + toString(*D)).str();
-  return S + "]";
+  return execution::convertElement(V, From, To, castExact, toStored);
 }
 
 //===----------------------------------------------------------------------===//
@@ -281,7 +260,12 @@ struct XStmt {
 // Interpreter
 //===----------------------------------------------------------------------===//
 
-class Interpreter {
+/// The reference interpreter: the execution core's scalar evaluator over
+/// block-level state, where a thread is the one running a per-thread run.
+class Interpreter : public execution::CompiledFunction<Node, SlotRef>,
+                    public execution::ScalarEvaluator<Interpreter, Node> {
+  friend class execution::ScalarEvaluator<Interpreter, Node>;
+
 public:
   Interpreter(const Function &F, const InterpretOptions &Opts)
       : F(F), Opts(Opts) {}
@@ -296,10 +280,7 @@ private:
   }
 
   llvm::Error makeError(SMLoc Loc, const Twine &Msg) const {
-    return llvm::make_error<DiagnosticError>(
-        ErrorCategory::Runtime,
-        std::vector<Diagnostic>{{Severity::Error, Loc, Msg.str()}},
-        render(Loc, Msg));
+    return execution::makeRuntimeError(Opts.SM, Loc, Msg);
   }
 
   /// Records the first run-time fault; execution unwinds after it.
@@ -346,22 +327,29 @@ private:
   //===--- Arguments ------------------------------------------------------===//
 
   llvm::Error bindArguments(llvm::ArrayRef<ArgValue> Args);
-  llvm::Error bindDim(const Expr &E, int64_t Actual, const Twine &What,
-                      const Twine &ArgDesc, const Value &Param,
-                      llvm::DenseMap<const Value *, std::string> &BoundBy);
-  llvm::Error checkIntegerData(const TensorArg &T, const BufferValue &P,
-                               const Twine &ArgDesc);
 
   //===--- Execution ------------------------------------------------------===//
 
-  Scalar eval(uint32_t Id);
-  Scalar evalBinary(const Node &N);
-  Scalar evalCall(const Node &N);
+  Scalar eval(uint32_t Id) { return evalScalar(Id, CurTx); }
   int64_t evalInt(uint32_t Id) { return eval(Id).I; }
   /// The element address of \p Buf at the indices computed by \p Idx, or -1
   /// after reporting an out-of-range access.
   int64_t elementAddress(const Buffer &Buf, const uint32_t *Idx, unsigned N,
                          SMLoc Loc, const char *What);
+  /// The element address of \p Buf at \p Idx, or -1 after reporting an
+  /// out-of-range access.
+  int64_t elementAddress(const Buffer &Buf, llvm::ArrayRef<int64_t> Idx,
+                         SMLoc Loc, const char *What);
+
+  // The execution core's ScalarEvaluator.
+  Scalar slotValue(const Node &N, int64_t Thread) {
+    return Slots[N.Index + (N.PerThread ? uint32_t(Thread) : 0)];
+  }
+  Scalar loadValue(const Node &N, llvm::ArrayRef<int64_t> Idx, int64_t Thread);
+  Scalar castValue(Scalar V, DType From, DType To) {
+    return castExact(V, From, To);
+  }
+  void fault(const Node &N, const Twine &Msg, int64_t) { fail(N.Loc, Msg); }
   void write(Buffer &B, int64_t Addr, double V) {
     if (isFloat(B.Ty)) {
       if (Opts.RoundStores)
@@ -421,25 +409,17 @@ private:
   const Function &F;
   const InterpretOptions &Opts;
 
-  // Compilation state.
-  llvm::DenseMap<const Value *, SlotRef> SlotOf;
-  llvm::DenseMap<const Value *, uint32_t> BufferOf;
+  // Compilation state (with CompiledFunction's).
   llvm::DenseSet<const Value *> ThreadDep;
   const Value *CurThreadIdx = nullptr;
   int64_t CurThreads = 1;
-  uint32_t NumSlots = 0;
 
   // The program.
-  std::vector<Node> Nodes;
-  std::vector<uint32_t> ArgIds;
   std::vector<XStmt> Body;
   std::vector<Buffer> Buffers;
 
-  // Run-time state.
-  std::vector<Scalar> Slots;
+  // Run-time state: the thread running a per-thread run.
   int64_t CurTx = 0;
-  bool Failed = false;
-  std::string FailMsg;
 };
 
 //===----------------------------------------------------------------------===//
@@ -550,6 +530,10 @@ llvm::Expected<XStmt> Interpreter::compileStmt(const Stmt &S, bool PerThread) {
     X.Exprs.push_back(*Id);
     return llvm::Error::success();
   };
+  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
+  auto MakeError = [&](SMLoc Loc, const Twine &Msg) {
+    return makeError(Loc, Msg);
+  };
   switch (S.getKind()) {
   case Stmt::Kind::Let: {
     const auto &L = cast<LetStmt>(S);
@@ -565,14 +549,14 @@ llvm::Expected<XStmt> Interpreter::compileStmt(const Stmt &S, bool PerThread) {
   case Stmt::Kind::Store: {
     const auto &St = cast<StoreStmt>(S);
     XStmt X(XStmt::Kind::Store, &S);
-    auto It = BufferOf.find(St.getBuffer());
-    if (It == BufferOf.end())
-      return makeError(S.getLoc(), "'%" + St.getBuffer()->getName() +
-                                       "' is stored to before it is allocated");
-    X.Buf = It->second;
-    for (const ExprPtr &I : St.getIndices())
-      if (llvm::Error E = Add(X, compileExpr(*I)))
-        return std::move(E);
+    auto Buf = execution::lookupBuffer(BufferOf, *St.getBuffer(), S.getLoc(),
+                                       "stored to", MakeError);
+    if (!Buf)
+      return Buf.takeError();
+    X.Buf = *Buf;
+    if (llvm::Error E =
+            execution::compileExprs(St.getIndices(), CompileExpr, X.Exprs))
+      return std::move(E);
     if (llvm::Error E = Add(X, compileExpr(*St.getValue())))
       return std::move(E);
     return X;
@@ -580,9 +564,9 @@ llvm::Expected<XStmt> Interpreter::compileStmt(const Stmt &S, bool PerThread) {
   case Stmt::Kind::Alloc: {
     const BufferValue *B = cast<AllocStmt>(S).getBuffer();
     XStmt X(XStmt::Kind::Alloc, &S);
-    for (const ExprPtr &D : B->getShape())
-      if (llvm::Error E = Add(X, compileExpr(*D)))
-        return std::move(E);
+    if (llvm::Error E =
+            execution::compileExprs(B->getShape(), CompileExpr, X.Exprs))
+      return std::move(E);
     X.Buf = newBuffer(B);
     // Every thread has its own local array (tile-lower-to-simt keeps
     // fragments there), also one allocated before its per-thread code.
@@ -651,16 +635,14 @@ llvm::Expected<XStmt> Interpreter::compileKernel(const KernelStmt &K) {
   if (CurThreadIdx || CurThreads != 1)
     return makeError(K.getLoc(), "kernels cannot be nested");
   XStmt X(XStmt::Kind::Kernel, &K);
-  for (const ExprPtr &G : K.getGrid()) {
-    auto Id = compileExpr(*G);
-    if (!Id)
-      return Id.takeError();
-    X.Exprs.push_back(*Id);
-  }
-  std::optional<int64_t> T = K.getThreads()->getConstInt();
-  if (!T || *T <= 0)
-    return makeError(K.getThreads()->getLoc(),
-                     "thread count must be a positive integer constant");
+  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
+  if (llvm::Error E =
+          execution::compileExprs(K.getGrid(), CompileExpr, X.Exprs))
+    return std::move(E);
+  llvm::Expected<int64_t> T = execution::getKernelThreads(
+      K, [&](SMLoc Loc, const Twine &Msg) { return makeError(Loc, Msg); });
+  if (!T)
+    return T.takeError();
   X.Threads = *T;
   for (const auto &B : K.getBlockIndices())
     X.Vars.push_back(newSlot(B.get(), false));
@@ -682,20 +664,18 @@ llvm::Expected<XRegion> Interpreter::compileRegion(const Region &R,
                                                    const Region *Other) {
   XRegion X;
   X.Loc = R.Loc;
-  auto It = BufferOf.find(R.Buf);
-  if (It == BufferOf.end())
-    return makeError(R.Loc, "'%" + R.Buf->getName() +
-                                "' is used before it is allocated");
-  X.Buf = It->second;
+  auto Buf = execution::lookupBuffer(
+      BufferOf, *R.Buf, R.Loc, "used",
+      [&](SMLoc Loc, const Twine &Msg) { return makeError(Loc, Msg); });
+  if (!Buf)
+    return Buf.takeError();
+  X.Buf = *Buf;
   X.Whole = R.isWholeBuffer();
   if (X.Whole)
     return X;
-  for (const RegionIndex &I : R.Indices) {
-    auto Id = compileExpr(*I.Offset);
-    if (!Id)
-      return Id.takeError();
-    X.Off.push_back(*Id);
-  }
+  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
+  if (llvm::Error E = execution::compileRegionOffsets(R, CompileExpr, X.Off))
+    return std::move(E);
   for (const Expr *E : getRegionExtentExprs(R, Other)) {
     if (!E) {
       X.Ext.push_back(-1);
@@ -733,21 +713,18 @@ llvm::Expected<XStmt> Interpreter::compileOp(const OpStmt &Op) {
     Partner[0] = &Op.getOperand("dst").R;
     Partner[1] = &Op.getOperand("src").R;
   }
-  unsigned RegionNo = 0;
-  for (const OpOperand &O : Op.getOperands()) {
-    if (O.Kind == OperandKind::Expr) {
-      auto Id = compileExpr(*O.E);
-      if (!Id)
-        return Id.takeError();
-      X.Exprs.push_back(*Id);
-      continue;
-    }
-    auto R = compileRegion(O.R, RegionNo < 2 ? Partner[RegionNo] : nullptr);
-    if (!R)
-      return R.takeError();
-    X.Regions.push_back(std::move(*R));
-    ++RegionNo;
-  }
+  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
+  if (llvm::Error E = execution::compileOpOperands(
+          Op, CompileExpr, X.Exprs,
+          [&](const Region &R, unsigned RegionNo) -> llvm::Error {
+            auto XR =
+                compileRegion(R, RegionNo < 2 ? Partner[RegionNo] : nullptr);
+            if (!XR)
+              return XR.takeError();
+            X.Regions.push_back(std::move(*XR));
+            return llvm::Error::success();
+          }))
+    return std::move(E);
   auto Bool = [&](const char *Name) {
     return Op.getAttrOrDefault(Name).getBool();
   };
@@ -785,194 +762,19 @@ llvm::Expected<XStmt> Interpreter::compileOp(const OpStmt &Op) {
 // Arguments
 //===----------------------------------------------------------------------===//
 
-/// Binds a symbol in a parameter's shape or strides, or checks it against
-/// a literal or an earlier binding.
-llvm::Error
-Interpreter::bindDim(const Expr &E, int64_t Actual, const Twine &What,
-                     const Twine &ArgDesc, const Value &Param,
-                     llvm::DenseMap<const Value *, std::string> &BoundBy) {
-  if (std::optional<int64_t> C = E.getConstInt()) {
-    if (*C != Actual)
-      return makeError(E.getLoc(), ArgDesc + ": " + What + " must be " +
-                                       Twine(*C) + ", got " + Twine(Actual));
-    return llvm::Error::success();
-  }
-  const auto *R = dyn_cast<RefExpr>(&E);
-  if (!R || R->getValue()->getKind() != Value::Kind::Dim)
-    return makeError(E.getLoc(), ArgDesc + ": " + What +
-                                     " is neither an integer nor a symbol");
-  const Value *D = R->getValue();
-  SlotRef S = SlotOf.lookup(D);
-  auto It = BoundBy.find(D);
-  if (It != BoundBy.end()) {
-    int64_t Bound = Slots[S.Base].I;
-    if (Bound != Actual)
-      return makeError(E.getLoc(),
-                       ArgDesc + ": " + What + " is " + D->getName() + " = " +
-                           Twine(Bound) + " (bound by " + It->second +
-                           "), but the tensor has " + Twine(Actual));
-    return llvm::Error::success();
-  }
-  if (Actual > std::numeric_limits<int32_t>::max())
-    return makeError(E.getLoc(), ArgDesc + ": " + What + " " + D->getName() +
-                                     " = " + Twine(Actual) +
-                                     " does not fit the symbol's type i32");
-  Slots[S.Base] = intScalar(Actual);
-  BoundBy[D] = What.str() + " of '%" + Param.getName().str() + "'";
-  return llvm::Error::success();
-}
-
-llvm::Error Interpreter::checkIntegerData(const TensorArg &T,
-                                          const BufferValue &P,
-                                          const Twine &ArgDesc) {
-  DType Ty = P.getDType();
-  std::vector<int64_t> Strides = T.getEffectiveStrides();
-  size_t Rank = T.Shape.size();
-  std::vector<int64_t> Idx(Rank, 0);
-  for (int64_t K = 0, N = T.getNumElements(); K != N; ++K) {
-    int64_t Off = 0;
-    for (size_t D = 0; D != Rank; ++D)
-      Off += Idx[D] * Strides[D];
-    double V = T.Data[size_t(Off)];
-    // NaN marks an element not yet written (a poisoned output).
-    if (!std::isnan(V) && !isIntegerValue(V, Ty))
-      return makeError(P.getLoc(), ArgDesc + ": element " + formatList(Idx) +
-                                       " is " + formatFloat(V) +
-                                       ", which is not a value of " +
-                                       getDTypeName(Ty));
-    for (size_t D = Rank; D-- > 0;) {
-      if (++Idx[D] < T.Shape[D])
-        break;
-      Idx[D] = 0;
-    }
-  }
-  return llvm::Error::success();
-}
-
 llvm::Error Interpreter::bindArguments(llvm::ArrayRef<ArgValue> Args) {
-  llvm::ArrayRef<std::unique_ptr<Value>> Params = F.getParams();
-  if (Args.size() != Params.size()) {
-    std::string Names;
-    llvm::ListSeparator LS;
-    for (const auto &P : Params)
-      Names += (llvm::StringRef(LS) + "%" + P->getName()).str();
-    return makeError(
-        F.getLoc(),
-        "@" + F.getName() + " takes " + Twine(Params.size()) + " argument" +
-            (Params.size() == 1 ? "" : "s") + " (" + Names + ") but " +
-            Twine(Args.size()) + (Args.size() == 1 ? " was" : " were") +
-            " given" +
-            (Args.size() < Params.size()
-                 ? "; no argument for '%" + Params[Args.size()]->getName() + "'"
-                 : ""));
-  }
-  llvm::DenseMap<const Value *, std::string> BoundBy;
-  // Symbols first, from bare symbols in shapes and strides, so that every
-  // check below can name the binding.
-  for (size_t I = 0; I != Params.size(); ++I) {
-    const Value *P = Params[I].get();
-    const ArgValue &A = Args[I];
-    std::string Desc =
-        ("argument " + Twine(I + 1) + " ('%" + P->getName() + "'").str();
-    if (const auto *B = dyn_cast<BufferValue>(P)) {
-      Desc += ": " + formatShape(*B) + ")";
-      if (A.getKind() != ArgValue::Kind::Tensor)
-        return makeError(P->getLoc(),
-                         Desc + ": expected a tensor, got a scalar");
-      const TensorArg &T = *A.getTensor();
-      if (T.Shape.size() != B->getRank())
-        return makeError(P->getLoc(),
-                         Desc + ": expected rank " + Twine(B->getRank()) +
-                             ", got a tensor of rank " + Twine(T.Shape.size()) +
-                             " and shape " + formatList(T.Shape));
-      if (!T.Strides.empty() && T.Strides.size() != T.Shape.size())
-        return makeError(P->getLoc(), Desc + ": the tensor has " +
-                                          Twine(T.Shape.size()) +
-                                          " dimensions but " +
-                                          Twine(T.Strides.size()) + " strides");
-      for (unsigned D = 0; D != B->getRank(); ++D) {
-        if (T.Shape[D] < 0)
-          return makeError(P->getLoc(), Desc + ": dimension " + Twine(D) +
-                                            " of the tensor is negative");
-        if (llvm::Error E = bindDim(*B->getShape()[D], T.Shape[D],
-                                    "dimension " + Twine(D), Desc, *B, BoundBy))
-          return E;
-      }
-      std::vector<int64_t> Strides = T.getEffectiveStrides();
-      if (!B->getStrides().empty()) {
-        for (unsigned D = 0; D != B->getRank(); ++D)
-          if (llvm::Error E = bindDim(*B->getStrides()[D], Strides[D],
-                                      "stride " + Twine(D), Desc, *B, BoundBy))
-            return E;
-      } else if (!T.Strides.empty()) {
-        TensorArg RowMajor;
-        RowMajor.Shape = T.Shape;
-        if (RowMajor.getEffectiveStrides() != T.Strides)
-          return makeError(P->getLoc(),
-                           Desc +
-                               ": the parameter is row-major and contiguous "
-                               "but the tensor has strides " +
-                               formatList(T.Strides) +
-                               "; declare them with strides(...)");
-      }
-      int64_t Needed = T.getNumElements() == 0 ? 0 : 1;
-      for (unsigned D = 0; D != B->getRank() && Needed; ++D)
-        Needed += (T.Shape[D] - 1) * Strides[D];
-      if (int64_t(T.Data.size()) < Needed)
-        return makeError(P->getLoc(), Desc +
-                                          ": the tensor's shape and strides "
-                                          "need " +
-                                          Twine(Needed) +
-                                          " elements of data, it has " +
-                                          Twine(T.Data.size()));
-      if (!isFloat(B->getDType()))
-        if (llvm::Error E = checkIntegerData(T, *B, Desc))
-          return E;
-      Buffer &Buf = Buffers[BufferOf.lookup(B)];
-      Buf.Shape = T.Shape;
-      Buf.Strides = Strides;
-      Buf.Data = A.getTensor()->Data.data();
-      continue;
-    }
-    DType Ty = P->getDType();
-    Desc += ": " + getDTypeName(Ty).str() + ")";
-    if (A.getKind() == ArgValue::Kind::Tensor)
-      return makeError(P->getLoc(), Desc + ": expected a scalar, got a tensor");
-    Scalar &S = Slots[SlotOf.lookup(P).Base];
-    if (isFloat(Ty)) {
-      double V = A.getKind() == ArgValue::Kind::Int ? double(A.getInt())
-                                                    : A.getFloat();
-      S = floatScalar(Opts.RoundStores ? roundToDType(V, Ty) : V);
-      continue;
-    }
-    if (A.getKind() == ArgValue::Kind::Int) {
-      int64_t V = A.getInt();
-      unsigned W = getDTypeBits(Ty);
-      bool Fits = isBool(Ty) ? (V == 0 || V == 1)
-                  : isUnsigned(Ty)
-                      ? V >= 0 && (W >= 64 || V < (int64_t(1) << W))
-                  : W >= 64 ? true
-                            : llvm::isIntN(W, V);
-      if (!Fits)
-        return makeError(P->getLoc(), Desc + ": " + Twine(V) +
-                                          " is not a value of " +
-                                          getDTypeName(Ty));
-      S = intScalar(V);
-      continue;
-    }
-    double V = A.getFloat();
-    if (!isIntegerValue(V, Ty))
-      return makeError(P->getLoc(), Desc + ": " + formatFloat(V) +
-                                        " is not a value of " +
-                                        getDTypeName(Ty));
-    S = intScalar(doubleToIntBits(V));
-  }
-  for (const auto &D : F.getDims())
-    if (!BoundBy.count(D.get()))
-      return makeError(D->getLoc(), "symbol " + D->getName() +
-                                        " is not bound by any tensor's shape "
-                                        "or strides");
-  return llvm::Error::success();
+  auto ScalarOf = [&](const Value &V) -> Scalar & { return scalarOf(V); };
+  auto BindTensor = [&](const BufferValue &B, TensorArg &T,
+                        std::vector<int64_t> Strides, int64_t,
+                        const std::string &) -> llvm::Error {
+    Buffer &Buf = Buffers[BufferOf.lookup(&B)];
+    Buf.Shape = T.Shape;
+    Buf.Strides = std::move(Strides);
+    Buf.Data = T.Data.data();
+    return llvm::Error::success();
+  };
+  return execution::bindArguments(F, Args, Opts.SM, Opts.RoundStores,
+                                  {ScalarOf, BindTensor});
 }
 
 //===----------------------------------------------------------------------===//
@@ -981,83 +783,38 @@ llvm::Error Interpreter::bindArguments(llvm::ArrayRef<ArgValue> Args) {
 
 int64_t Interpreter::elementAddress(const Buffer &B, const uint32_t *Idx,
                                     unsigned N, SMLoc Loc, const char *What) {
-  int64_t Addr = 0;
-  bool In = N == B.Shape.size();
-  for (unsigned D = 0; D != N && In; ++D) {
-    int64_t I = eval(Idx[D]).I;
-    In = I >= 0 && I < B.Shape[D];
-    Addr += I * B.Strides[D];
-  }
-  if (Failed)
-    return -1;
-  if (In)
-    return Addr + CurTx * B.ThreadStride;
   llvm::SmallVector<int64_t, 4> I;
   for (unsigned D = 0; D != N; ++D)
     I.push_back(eval(Idx[D]).I);
-  fail(Loc, Twine(What) + " '%" + B.getName() + formatList(I) +
-                "' is out of range of its shape " + formatList(B.Shape));
+  if (Failed)
+    return -1;
+  return elementAddress(B, I, Loc, What);
+}
+
+int64_t Interpreter::elementAddress(const Buffer &B, llvm::ArrayRef<int64_t> Idx,
+                                    SMLoc Loc, const char *What) {
+  if (std::optional<int64_t> Off =
+          execution::elementOffset(B.Shape, B.Strides, Idx))
+    return *Off + CurTx * B.ThreadStride;
+  fail(Loc, execution::describeOutOfRange(What, B.getName(), Idx, B.Shape));
   return -1;
 }
 
-Scalar Interpreter::eval(uint32_t Id) {
-  const Node &N = Nodes[Id];
-  const uint32_t *A = ArgIds.data() + N.FirstArg;
-  switch (N.K) {
-  case NodeKind::Const:
-    return N.C;
-  case NodeKind::Slot:
-    return Slots[N.Index + (N.PerThread ? uint32_t(CurTx) : 0)];
-  case NodeKind::Load: {
-    const Buffer &B = Buffers[N.Index];
-    int64_t Addr = elementAddress(B, A, N.NumArgs, N.Loc, "load of");
-    if (Addr < 0)
-      return intScalar(0);
-    double V = B.Data[Addr];
-    if (isFloat(N.Ty))
-      return floatScalar(V);
-    if (std::isnan(V)) {
-      fail(N.Loc, "load of an element of '%" + B.getName() +
-                      "' that was never written (it holds the NaN poison)");
-      return intScalar(0);
-    }
-    return intScalar(doubleToIntBits(V));
+Scalar Interpreter::loadValue(const Node &N, llvm::ArrayRef<int64_t> Idx,
+                              int64_t) {
+  const Buffer &B = Buffers[N.Index];
+  int64_t Addr = elementAddress(B, Idx, N.Loc, "load of");
+  if (Addr < 0)
+    return intScalar(0);
+  double V = B.Data[Addr];
+  if (isFloat(N.Ty))
+    return floatScalar(V);
+  if (std::isnan(V)) {
+    fail(N.Loc, "load of an element of '%" + B.getName() +
+                    "' that was never written (it holds the NaN poison)");
+    return intScalar(0);
   }
-  case NodeKind::Unary:
-    return applyUnary(UnaryOp(N.Op), N.Ty, eval(A[0]));
-  case NodeKind::Binary:
-    return evalBinary(N);
-  case NodeKind::Call:
-    return evalCall(N);
-  case NodeKind::Cast:
-    return castExact(eval(A[0]), N.ArgTy, N.Ty);
-  }
-  llvm_unreachable("unknown node");
-}
-
-Scalar Interpreter::evalBinary(const Node &N) {
-  const uint32_t *A = ArgIds.data() + N.FirstArg;
-  auto Op = BinaryOp(N.Op);
-  if (Op == BinaryOp::LogicalAnd || Op == BinaryOp::LogicalOr) {
-    bool L = eval(A[0]).I != 0;
-    if (L == (Op == BinaryOp::LogicalOr))
-      return intScalar(L);
-    return intScalar(eval(A[1]).I != 0);
-  }
-  Scalar L = eval(A[0]), R = eval(A[1]);
-  return applyBinary(Op, N.ArgTy, L, R,
-                     [&](const Twine &Msg) { fail(N.Loc, Msg); });
-}
-
-Scalar Interpreter::evalCall(const Node &N) {
-  const uint32_t *A = ArgIds.data() + N.FirstArg;
-  auto Fn = Intrinsic(N.Op);
-  if (Fn == Intrinsic::Select)
-    return eval(eval(A[0]).I ? A[1] : A[2]);
-  Scalar X = eval(A[0]);
-  Scalar Y = N.NumArgs > 1 ? eval(A[1]) : intScalar(0);
-  return applyIntrinsic(Fn, N.ArgTy, X, Y,
-                        [&](const Twine &Msg) { fail(N.Loc, Msg); });
+  return intScalar(doubleToIntBits(V));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1125,11 +882,8 @@ void Interpreter::execAlloc(const XStmt &S) {
   int64_t N = 1;
   for (uint32_t E : S.Exprs) {
     int64_t D = evalInt(E);
-    if (D < 0)
-      fail(Nodes[E].Loc, "'%" + B.getName() +
-                             "' would have a negative "
-                             "dimension, " +
-                             Twine(D));
+    if (std::optional<std::string> Fault = execution::checkAllocDim(*B.Decl, D))
+      fail(Nodes[E].Loc, *Fault);
     if (Failed)
       return;
     B.Shape.push_back(D);
@@ -1187,18 +941,17 @@ void Interpreter::execFor(const XStmt &S) {
   int64_t Step = S.HasStep ? evalInt(S.Exprs[2]) : 1;
   if (Failed)
     return;
-  if (Step <= 0) {
-    fail(S.Src->getLoc(), "loop step must be positive, got " + Twine(Step));
+  if (std::optional<std::string> Fault = execution::checkLoopStep(Step)) {
+    fail(S.Src->getLoc(), *Fault);
     return;
   }
   for (int64_t I = Lo; lessThan(I, Hi, Ty) && !Failed;) {
     Slots[slotIndex(S.Vars[0])] = intScalar(I);
     execBlock(S.Body);
-    // The loop ends where the next value would leave the type's range.
-    int64_t Next = wrapInt(uint64_t(I) + uint64_t(Step), Ty);
-    if (lessThan(Next, I, Ty))
+    std::optional<int64_t> Next = execution::nextLoopValue(I, Step, Ty);
+    if (!Next)
       break;
-    I = Next;
+    I = *Next;
   }
 }
 
@@ -1207,9 +960,9 @@ void Interpreter::execKernel(const XStmt &S) {
   int64_t Grid[3] = {1, 1, 1};
   for (size_t D = 0; D != S.Exprs.size(); ++D) {
     Grid[D] = evalInt(S.Exprs[D]);
-    if (!Failed && Grid[D] < 0)
-      fail(K.getGrid()[D]->getLoc(),
-           "grid dimension " + Twine(D) + " is negative, " + Twine(Grid[D]));
+    if (std::optional<std::string> Fault = execution::checkGridDim(D, Grid[D]);
+        Fault && !Failed)
+      fail(K.getGrid()[D]->getLoc(), *Fault);
   }
   if (Failed)
     return;
@@ -1593,8 +1346,7 @@ llvm::Error Interpreter::run(llvm::ArrayRef<ArgValue> Args) {
     return E;
   execBlock(Body);
   if (Failed)
-    return llvm::make_error<DiagnosticError>(ErrorCategory::Runtime,
-                                             std::vector<Diagnostic>(), FailMsg);
+    return execution::makeFaultError(FailMsg);
   return llvm::Error::success();
 }
 

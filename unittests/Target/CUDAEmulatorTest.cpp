@@ -311,8 +311,8 @@ TEST_F(CUDAEmulatorTest, ParametersNoParserWrites) {
                       std::make_unique<IntLitExpr>(1, DType::I32), DType::I32,
                       Loc);
                 }),
-            "test.tile:1:17: error: argument 1 ('%Y'): dimension 0 is neither "
-            "an integer nor a symbol");
+            "test.tile:1:17: error: argument 1 ('%Y': f32[N + 1]): dimension 0 "
+            "is neither an integer nor a symbol");
   EXPECT_EQ(run(Text, {Y}, true, "cuda -arch=sm_90a",
                 [](Module &M) {
                   M.getFunctions().front()->getOrCreateDim("Q");
@@ -343,31 +343,80 @@ TEST_F(CUDAEmulatorTest, Arguments) {
   TensorArg Short = TensorArg::filled({4, 32}, 0);
   Short.Data.resize(100);
   EXPECT_EQ(run(Add, {A, B}),
-            "test.tile:1:6: error: @f takes 3 arguments but 2 were given");
+            "test.tile:1:6: error: @f takes 3 arguments (%A, %B, %n) but 2 "
+            "were given; no argument for '%n'");
   EXPECT_EQ(run(Add, {A, ArgValue::scalar(1), ArgValue::integer(1)}),
-            "test.tile:1:21: error: argument 2 ('%B'): expected a tensor, got "
-            "a scalar");
+            "test.tile:1:21: error: argument 2 ('%B': f32[4, N]): expected a "
+            "tensor, got a scalar");
   EXPECT_EQ(run(Add, {A, B, B}),
-            "test.tile:1:36: error: argument 3 ('%n'): expected a scalar, got "
-            "a tensor");
+            "test.tile:1:36: error: argument 3 ('%n': i8): expected a scalar, "
+            "got a tensor");
   EXPECT_EQ(run(Add, {A, A, ArgValue::integer(1)}),
-            "test.tile:1:21: error: argument 2 ('%B'): expected rank 2, got 1");
+            "test.tile:1:21: error: argument 2 ('%B': f32[4, N]): expected rank "
+            "2, got a tensor of rank 1 and shape [32]");
   TensorArg B5 = TensorArg::filled({5, 32}, 0);
   EXPECT_EQ(run(Add, {A, B5, ArgValue::integer(1)}),
-            "test.tile:1:29: error: argument 2 ('%B'): dimension 0 must be 4, "
-            "got 5");
+            "test.tile:1:29: error: argument 2 ('%B': f32[4, N]): dimension 0 "
+            "must be 4, got 5");
   EXPECT_EQ(run(Add, {A, Short, ArgValue::integer(1)}),
-            "test.tile:1:21: error: argument 2 ('%B'): the tensor's shape and "
-            "strides need 128 elements of data, it has 100");
+            "test.tile:1:21: error: argument 2 ('%B': f32[4, N]): the tensor's "
+            "shape and strides need 128 elements of data, it has 100");
   EXPECT_EQ(run(Add, {A, B, ArgValue::integer(300)}),
-            "test.tile:1:36: error: argument 3 ('%n'): 300 is not a value of i8");
+            "test.tile:1:36: error: argument 3 ('%n': i8): 300 is not a value "
+            "of i8");
   EXPECT_EQ(run(Add, {A, B, ArgValue::scalar(1.5)}),
-            "test.tile:1:36: error: argument 3 ('%n'): 1.5 is not a value of i8");
+            "test.tile:1:36: error: argument 3 ('%n': i8): 1.5 is not a value "
+            "of i8");
   TensorArg Huge;
   Huge.Shape = {int64_t(1) << 31};
   EXPECT_EQ(run(Add, {Huge, B, ArgValue::integer(1)}),
-            "test.tile:1:17: error: argument 1 ('%A'): dimension 0 N = "
+            "test.tile:1:17: error: argument 1 ('%A': f32[N]): dimension 0 N = "
             "2147483648 does not fit the symbol's type i32");
+}
+
+/// The emulator binds arguments with the interpreter's binder
+/// (tile/IR/ExecutionCore.h): what the interpreter refuses, it refuses
+/// with the same message.
+TEST_F(CUDAEmulatorTest, ArgumentsCheckedAsTheInterpreterChecksThem) {
+  const char *Text = R"(func @f(%X: i32[4], %Y: f32[4, 8], %u: u8) {
+  kernel grid(1) threads(4) (%bx) thread(%tx) {
+    %Y[%tx, 0] = cast<f32>(%X[%tx])
+  }
+})";
+  auto Interpret = [&](std::vector<ArgValue> Args) {
+    const Function &F = *Modules.back()->getFunctions().front();
+    InterpretOptions IO;
+    IO.SM = &SM;
+    std::string Msg =
+        tile::testing::errorText(interpretFunction(F, Args, IO));
+    return Msg.substr(0, Msg.find('\n'));
+  };
+  TensorArg X = TensorArg::filled({4}, 1), Y = TensorArg::filled({4, 8}, 0);
+  TensorArg Fraction = X;
+  Fraction.Data[1] = 1.5;
+  TensorArg ColumnMajor = Y;
+  ColumnMajor.Strides = {1, 4};
+  TensorArg Negative;
+  Negative.Shape = {-1};
+  std::vector<std::pair<std::vector<ArgValue>, const char *>> Cases = {
+      {{Fraction, Y, ArgValue::integer(1)},
+       "test.tile:1:9: error: argument 1 ('%X': i32[4]): element [1] is 1.5, "
+       "which is not a value of i32"},
+      {{X, ColumnMajor, ArgValue::integer(1)},
+       "test.tile:1:21: error: argument 2 ('%Y': f32[4, 8]): the parameter "
+       "is row-major and contiguous but the tensor has strides [1, 4]; "
+       "declare them with strides(...)"},
+      {{Negative, Y, ArgValue::integer(1)},
+       "test.tile:1:9: error: argument 1 ('%X': i32[4]): dimension 0 of the "
+       "tensor is negative"},
+      {{X, Y, ArgValue::integer(-1)},
+       "test.tile:1:36: error: argument 3 ('%u': u8): -1 is not a value of "
+       "u8"},
+  };
+  for (auto &[Args, Want] : Cases) {
+    EXPECT_EQ(run(Text, Args), Want);
+    EXPECT_EQ(Interpret(Args), Want);
+  }
 }
 
 /// A per-thread kernel computing %Y[%tx] = EXPR with i32 scalars %a, %b.

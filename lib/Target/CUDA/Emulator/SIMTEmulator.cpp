@@ -63,12 +63,7 @@ double cuda::emu::toStored(Scalar V, DType T) {
 }
 
 double cuda::emu::convertElement(double V, DType From, DType To) {
-  if (From == To)
-    return V;
-  if (std::isnan(V) && !isFloat(From))
-    return V;
-  Scalar S = isFloat(From) ? floatScalar(V) : intScalar(doubleToIntBits(V));
-  return toStored(castScalar(S, From, To), To);
+  return execution::convertElement(V, From, To, castScalar, toStored);
 }
 
 static const llvm::fltSemantics *getSemantics(DType T) {
@@ -182,10 +177,8 @@ std::string SIMTEmulator::where(SMLoc Loc) const {
 }
 
 llvm::Error SIMTEmulator::makeError(SMLoc Loc, const Twine &Msg) const {
-  SMLoc At = Loc.isValid() ? Loc : EnclosingLoc;
-  return llvm::make_error<DiagnosticError>(
-      ErrorCategory::Runtime,
-      std::vector<Diagnostic>{{Severity::Error, At, Msg.str()}}, render(At, Msg));
+  return execution::makeRuntimeError(Opts.SM,
+                                     Loc.isValid() ? Loc : EnclosingLoc, Msg);
 }
 
 void SIMTEmulator::fail(SMLoc Loc, const Twine &Msg, int64_t Lane) {
@@ -275,6 +268,10 @@ llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
     X.Exprs.push_back(*Id);
     return llvm::Error::success();
   };
+  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
+  auto MakeError = [&](SMLoc Loc, const Twine &Msg) {
+    return makeError(Loc, Msg);
+  };
   switch (S.getKind()) {
   case Stmt::Kind::Let: {
     const auto &L = cast<LetStmt>(S);
@@ -288,14 +285,14 @@ llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
   case Stmt::Kind::Store: {
     const auto &St = cast<StoreStmt>(S);
     XStmt X(XStmt::Kind::Store, &S, locOf(S));
-    auto It = BufferOf.find(St.getBuffer());
-    if (It == BufferOf.end())
-      return makeError(S.getLoc(), "'%" + St.getBuffer()->getName() +
-                                       "' is stored to before it is allocated");
-    X.Buf = It->second;
-    for (const ExprPtr &I : St.getIndices())
-      if (llvm::Error E = Add(X, compileExpr(*I)))
-        return E;
+    auto Buf = execution::lookupBuffer(BufferOf, *St.getBuffer(), S.getLoc(),
+                                       "stored to", MakeError);
+    if (!Buf)
+      return Buf.takeError();
+    X.Buf = *Buf;
+    if (llvm::Error E =
+            execution::compileExprs(St.getIndices(), CompileExpr, X.Exprs))
+      return E;
     if (llvm::Error E = Add(X, compileExpr(*St.getValue())))
       return E;
     Out.push_back(std::move(X));
@@ -304,9 +301,9 @@ llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
   case Stmt::Kind::Alloc: {
     const BufferValue *B = cast<AllocStmt>(S).getBuffer();
     XStmt X(XStmt::Kind::Alloc, &S, locOf(S));
-    for (const ExprPtr &D : B->getShape())
-      if (llvm::Error E = Add(X, compileExpr(*D)))
-        return E;
+    if (llvm::Error E =
+            execution::compileExprs(B->getShape(), CompileExpr, X.Exprs))
+      return E;
     X.Buf = newBuffer(B);
     Buffer &Buf = Buffers[X.Buf];
     if (Buf.Where == Storage::Global) {
@@ -426,16 +423,14 @@ llvm::Expected<XStmt> SIMTEmulator::compileKernel(const KernelStmt &K) {
   if (InKernel)
     return makeError(K.getLoc(), "kernels cannot be nested");
   XStmt X(XStmt::Kind::Kernel, &K, locOf(K));
-  for (const ExprPtr &G : K.getGrid()) {
-    auto Id = compileExpr(*G);
-    if (!Id)
-      return Id.takeError();
-    X.Exprs.push_back(*Id);
-  }
-  std::optional<int64_t> T = K.getThreads()->getConstInt();
-  if (!T || *T <= 0)
-    return makeError(K.getThreads()->getLoc(),
-                     "thread count must be a positive integer constant");
+  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
+  if (llvm::Error E =
+          execution::compileExprs(K.getGrid(), CompileExpr, X.Exprs))
+    return std::move(E);
+  llvm::Expected<int64_t> T = execution::getKernelThreads(
+      K, [&](SMLoc Loc, const Twine &Msg) { return makeError(Loc, Msg); });
+  if (!T)
+    return T.takeError();
   X.Threads = *T;
   for (const auto &B : K.getBlockIndices())
     X.Vars.push_back(newSlot(B.get(), /*Uniform=*/true));
@@ -482,17 +477,15 @@ llvm::Expected<XStmt> SIMTEmulator::compileKernel(const KernelStmt &K) {
 llvm::Expected<XRegion> SIMTEmulator::compileRegion(const Region &R) {
   XRegion X;
   X.Loc = R.Loc;
-  auto It = BufferOf.find(R.Buf);
-  if (It == BufferOf.end())
-    return makeError(R.Loc, "'%" + R.Buf->getName() +
-                                "' is used before it is allocated");
-  X.Buf = It->second;
-  for (const RegionIndex &I : R.Indices) {
-    auto Id = compileExpr(*I.Offset);
-    if (!Id)
-      return Id.takeError();
-    X.Off.push_back(*Id);
-  }
+  auto Buf = execution::lookupBuffer(
+      BufferOf, *R.Buf, R.Loc, "used",
+      [&](SMLoc Loc, const Twine &Msg) { return makeError(Loc, Msg); });
+  if (!Buf)
+    return Buf.takeError();
+  X.Buf = *Buf;
+  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
+  if (llvm::Error E = execution::compileRegionOffsets(R, CompileExpr, X.Off))
+    return std::move(E);
   return X;
 }
 
@@ -548,19 +541,17 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
                                       "block's threads");
   XStmt X(XStmt::Kind::Op, &Op, locOf(Op));
   X.Op = *Kind;
-  for (const OpOperand &O : Op.getOperands()) {
-    if (O.Kind == OperandKind::Expr) {
-      auto Id = compileExpr(*O.E);
-      if (!Id)
-        return Id.takeError();
-      X.Exprs.push_back(*Id);
-      continue;
-    }
-    auto R = compileRegion(O.R);
-    if (!R)
-      return R.takeError();
-    X.Regions.push_back(std::move(*R));
-  }
+  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
+  if (llvm::Error E = execution::compileOpOperands(
+          Op, CompileExpr, X.Exprs,
+          [&](const Region &R, unsigned) -> llvm::Error {
+            auto XR = compileRegion(R);
+            if (!XR)
+              return XR.takeError();
+            X.Regions.push_back(std::move(*XR));
+            return llvm::Error::success();
+          }))
+    return std::move(E);
   auto Int = [&](const char *Name) {
     return Op.getAttrOrDefault(Name).getInt();
   };
@@ -717,119 +708,26 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
 //===----------------------------------------------------------------------===//
 
 llvm::Error SIMTEmulator::bindArguments(llvm::ArrayRef<ArgValue> Args) {
-  llvm::ArrayRef<std::unique_ptr<Value>> Params = F.getParams();
-  if (Args.size() != Params.size())
-    return makeError(F.getLoc(), "@" + F.getName() + " takes " +
-                                     Twine(Params.size()) + " arguments but " +
-                                     Twine(Args.size()) + " were given");
-  llvm::DenseMap<const Value *, std::string> BoundBy;
-  auto Bind = [&](const Expr &E, int64_t Actual, const std::string &What,
-                  const std::string &Desc) -> llvm::Error {
-    if (std::optional<int64_t> C = E.getConstInt()) {
-      if (*C != Actual)
-        return makeError(E.getLoc(), Desc + ": " + What + " must be " +
-                                         Twine(*C) + ", got " + Twine(Actual));
-      return llvm::Error::success();
-    }
-    const auto *R = dyn_cast<RefExpr>(&E);
-    if (!R || R->getValue()->getKind() != Value::Kind::Dim)
-      return makeError(E.getLoc(), Desc + ": " + What +
-                                       " is neither an integer nor a symbol");
-    const Value *D = R->getValue();
-    Scalar &S = Slots[SlotOf.lookup(D).Base];
-    auto It = BoundBy.find(D);
-    if (It != BoundBy.end()) {
-      if (S.I != Actual)
-        return makeError(E.getLoc(), Desc + ": " + What + " is " +
-                                         D->getName() + " = " + Twine(S.I) +
-                                         " (bound by " + It->second +
-                                         "), but the tensor has " +
-                                         Twine(Actual));
-      return llvm::Error::success();
-    }
-    if (Actual > std::numeric_limits<int32_t>::max())
-      return makeError(E.getLoc(), Desc + ": " + What + " " + D->getName() +
-                                       " = " + Twine(Actual) +
-                                       " does not fit the symbol's type i32");
-    S = intScalar(Actual);
-    BoundBy[D] = Desc;
+  auto ScalarOf = [&](const Value &V) -> Scalar & { return scalarOf(V); };
+  auto BindTensor = [&](const BufferValue &B, TensorArg &T,
+                        std::vector<int64_t> Strides, int64_t Needed,
+                        const std::string &Desc) -> llvm::Error {
+    // As the entry point's argument check: elements must be aligned.
+    if (unsigned Mis = Opts.DataOffset % getDTypeBytes(B.getDType()))
+      return makeError(B.getLoc(), Desc + ": data is not aligned to " +
+                                       Twine(getDTypeBytes(B.getDType())) +
+                                       " bytes (address % alignment = " +
+                                       Twine(Mis) + ")");
+    Buffer &Buf = Buffers[BufferOf.lookup(&B)];
+    Buf.Shape = T.Shape;
+    Buf.Strides = std::move(Strides);
+    Buf.NumElems = Needed;
+    Buf.Data = T.Data.data();
     return llvm::Error::success();
   };
-  for (size_t I = 0; I != Params.size(); ++I) {
-    const Value *P = Params[I].get();
-    const ArgValue &A = Args[I];
-    std::string Desc = ("argument " + Twine(I + 1) + " ('%" + P->getName() +
-                        "')")
-                           .str();
-    if (const auto *B = dyn_cast<BufferValue>(P)) {
-      if (A.getKind() != ArgValue::Kind::Tensor)
-        return makeError(P->getLoc(), Desc + ": expected a tensor, got a scalar");
-      TensorArg &T = *A.getTensor();
-      if (T.Shape.size() != B->getRank())
-        return makeError(P->getLoc(), Desc + ": expected rank " +
-                                          Twine(B->getRank()) + ", got " +
-                                          Twine(T.Shape.size()));
-      for (unsigned D = 0; D != B->getRank(); ++D)
-        if (llvm::Error E = Bind(*B->getShape()[D], T.Shape[D],
-                                 "dimension " + std::to_string(D), Desc))
-          return E;
-      std::vector<int64_t> Strides = T.getEffectiveStrides();
-      for (unsigned D = 0; D != B->getStrides().size(); ++D)
-        if (llvm::Error E = Bind(*B->getStrides()[D], Strides[D],
-                                 "stride " + std::to_string(D), Desc))
-          return E;
-      int64_t Needed = T.getNumElements() == 0 ? 0 : 1;
-      for (unsigned D = 0; D != B->getRank() && Needed; ++D)
-        Needed += (T.Shape[D] - 1) * Strides[D];
-      if (int64_t(T.Data.size()) < Needed)
-        return makeError(P->getLoc(), Desc + ": the tensor's shape and strides "
-                                             "need " +
-                                          Twine(Needed) +
-                                          " elements of data, it has " +
-                                          Twine(T.Data.size()));
-      // As the entry point's argument check: elements must be aligned.
-      if (unsigned Mis = Opts.DataOffset % getDTypeBytes(B->getDType()))
-        return makeError(P->getLoc(),
-                         Desc + ": data is not aligned to " +
-                             Twine(getDTypeBytes(B->getDType())) +
-                             " bytes (address % alignment = " + Twine(Mis) +
-                             ")");
-      Buffer &Buf = Buffers[BufferOf.lookup(B)];
-      Buf.Shape = T.Shape;
-      Buf.Strides = Strides;
-      Buf.NumElems = Needed;
-      Buf.Data = T.Data.data();
-      continue;
-    }
-    if (A.getKind() == ArgValue::Kind::Tensor)
-      return makeError(P->getLoc(), Desc + ": expected a scalar, got a tensor");
-    DType Ty = P->getDType();
-    Scalar &S = Slots[SlotOf.lookup(P).Base];
-    if (isFloat(Ty)) {
-      // The host passes the parameter in its type.
-      double V = A.getKind() == ArgValue::Kind::Int ? double(A.getInt())
-                                                    : A.getFloat();
-      S = floatScalar(roundToDType(V, Ty));
-      continue;
-    }
-    int64_t V = A.getKind() == ArgValue::Kind::Int ? A.getInt()
-                                                   : doubleToIntBits(A.getFloat());
-    if (wrapInt(uint64_t(V), Ty) != V ||
-        (A.getKind() == ArgValue::Kind::Float && double(V) != A.getFloat()))
-      return makeError(P->getLoc(), Desc + ": " +
-                                        (A.getKind() == ArgValue::Kind::Int
-                                             ? Twine(V).str()
-                                             : formatFloat(A.getFloat())) +
-                                        " is not a value of " +
-                                        getDTypeName(Ty));
-    S = intScalar(V);
-  }
-  for (const auto &D : F.getDims())
-    if (!BoundBy.count(D.get()))
-      return makeError(D->getLoc(), "symbol " + D->getName() +
-                                        " is not bound by any tensor's shape "
-                                        "or strides");
-  return llvm::Error::success();
+  // The host passes float parameters in their type.
+  return execution::bindArguments(F, Args, Opts.SM, /*RoundFloatScalars=*/true,
+                                  {ScalarOf, BindTensor});
 }
 
 //===----------------------------------------------------------------------===//
@@ -845,18 +743,11 @@ Scalar *SIMTEmulator::newTemp() {
 int64_t SIMTEmulator::elementIndex(const Buffer &B, const int64_t *Idx,
                                    unsigned N, SMLoc Loc, const char *What,
                                    int64_t Lane) {
-  int64_t Addr = 0;
-  bool In = N == B.Shape.size();
-  for (unsigned D = 0; D != N && In; ++D) {
-    In = Idx[D] >= 0 && Idx[D] < B.Shape[D];
-    Addr += Idx[D] * B.Strides[D];
-  }
-  if (In)
-    return Addr;
-  fail(Loc, Twine(What) + " '%" + B.getName() +
-                formatList(llvm::ArrayRef<int64_t>(Idx, N)) +
-                "' is out of range of its shape " + formatList(B.Shape),
-       Lane);
+  llvm::ArrayRef<int64_t> I(Idx, N);
+  if (std::optional<int64_t> Off =
+          execution::elementOffset(B.Shape, B.Strides, I))
+    return *Off;
+  fail(Loc, execution::describeOutOfRange(What, B.getName(), I, B.Shape), Lane);
   return -1;
 }
 
@@ -880,53 +771,14 @@ Scalar SIMTEmulator::applyCall(const Node &N, Scalar X, Scalar Y,
       [&](const Twine &Msg) { fail(N.Loc, Msg, Lane); });
 }
 
-Scalar SIMTEmulator::evalUniform(uint32_t Id, int64_t Lane) {
-  const Node &N = Nodes[Id];
-  assert(N.Uniform && "a per-thread expression evaluated once");
-  const uint32_t *A = ArgIds.data() + N.FirstArg;
-  switch (N.K) {
-  case NodeKind::Const:
-    return N.C;
-  case NodeKind::Slot:
-    return Slots[N.Index + (N.PerGroup ? CurGroup : 0)];
-  case NodeKind::Load: {
-    Buffer &B = Buffers[N.Index];
-    int64_t Idx[8];
-    assert(N.NumArgs <= 8 && "rank above 8");
-    for (unsigned D = 0; D != N.NumArgs; ++D)
-      Idx[D] = evalUniform(A[D], Lane).I;
-    if (Failed)
-      return intScalar(0);
-    int64_t I = elementIndex(B, Idx, N.NumArgs, N.Loc, "load of", Lane);
-    if (I < 0)
-      return intScalar(0);
-    // One load for every active thread.
-    return fromElement(loadElement(B, I, UniformReader, N.Loc), N.Ty);
-  }
-  case NodeKind::Unary:
-    return scalar::applyUnary(UnaryOp(N.Op), N.Ty, evalUniform(A[0], Lane));
-  case NodeKind::Binary: {
-    auto Op = BinaryOp(N.Op);
-    if (Op == BinaryOp::LogicalAnd || Op == BinaryOp::LogicalOr) {
-      bool L = evalUniform(A[0], Lane).I != 0;
-      if (L == (Op == BinaryOp::LogicalOr))
-        return intScalar(L);
-      return intScalar(evalUniform(A[1], Lane).I != 0);
-    }
-    Scalar L = evalUniform(A[0], Lane), R = evalUniform(A[1], Lane);
-    return applyBinary(N, L, R, Lane);
-  }
-  case NodeKind::Call: {
-    if (Intrinsic(N.Op) == Intrinsic::Select)
-      return evalUniform(evalUniform(A[0], Lane).I ? A[1] : A[2], Lane);
-    Scalar X = evalUniform(A[0], Lane);
-    Scalar Y = N.NumArgs > 1 ? evalUniform(A[1], Lane) : intScalar(0);
-    return applyCall(N, X, Y, Lane);
-  }
-  case NodeKind::Cast:
-    return castScalar(evalUniform(A[0], Lane), N.ArgTy, N.Ty);
-  }
-  llvm_unreachable("unknown node");
+Scalar SIMTEmulator::loadValue(const Node &N, llvm::ArrayRef<int64_t> Idx,
+                               int64_t Lane) {
+  Buffer &B = Buffers[N.Index];
+  int64_t I = elementIndex(B, Idx.data(), Idx.size(), N.Loc, "load of", Lane);
+  if (I < 0)
+    return intScalar(0);
+  // One load for every active thread.
+  return fromElement(loadElement(B, I, UniformReader, N.Loc), N.Ty);
 }
 
 LaneValues SIMTEmulator::eval(uint32_t Id, const LaneList &M) {
@@ -1434,8 +1286,7 @@ llvm::Error SIMTEmulator::run(llvm::ArrayRef<ArgValue> Args) {
   Host.Stack.push_back(std::move(Top));
   runGroup(Host);
   if (Failed)
-    return llvm::make_error<DiagnosticError>(ErrorCategory::Runtime,
-                                             std::vector<Diagnostic>(), FailMsg);
+    return execution::makeFaultError(FailMsg);
   return llvm::Error::success();
 }
 

@@ -86,6 +86,7 @@
 #ifndef TILE_LIB_TARGET_CUDA_SIMTEMULATOR_H
 #define TILE_LIB_TARGET_CUDA_SIMTEMULATOR_H
 
+#include "tile/IR/ExecutionCore.h"
 #include "tile/IR/IR.h"
 #include "tile/IR/Interpreter.h"
 #include "tile/IR/ScalarSemantics.h"
@@ -471,7 +472,13 @@ struct WarpgroupMeet {
 // The emulator
 //===----------------------------------------------------------------------===//
 
-class SIMTEmulator {
+/// The emulator: the execution core's scalar evaluator for uniform values
+/// (one evaluation for the threads of a group), with per-lane evaluation,
+/// memories and scheduling of its own.
+class SIMTEmulator : public execution::CompiledFunction<Node, SlotRef>,
+                     public execution::ScalarEvaluator<SIMTEmulator, Node> {
+  friend class execution::ScalarEvaluator<SIMTEmulator, Node>;
+
 public:
   SIMTEmulator(const Function &F, const EmulatorOptions &Opts)
       : F(F), Opts(Opts) {}
@@ -511,8 +518,12 @@ private:
   //===--- Expressions ----------------------------------------------------===//
 
   Scalar *newTemp();
-  /// \p Id's value where it is uniform.
-  Scalar evalUniform(uint32_t Id, int64_t Lane);
+  /// \p Id's value where it is uniform; \p Lane: the thread evaluating
+  /// (-1: several), named by faults.
+  Scalar evalUniform(uint32_t Id, int64_t Lane) {
+    assert(Nodes[Id].Uniform && "a per-thread expression evaluated once");
+    return evalScalar(Id, Lane);
+  }
   /// \p Id's values over \p M.
   LaneValues eval(uint32_t Id, const LaneList &M);
   /// As eval, for an op's operand: an op several groups execute together
@@ -525,6 +536,19 @@ private:
   /// an index out of range.
   int64_t elementIndex(const Buffer &B, const int64_t *Idx, unsigned N,
                        llvm::SMLoc Loc, const char *What, int64_t Lane);
+
+  // The execution core's ScalarEvaluator, for uniform values.
+  Scalar slotValue(const Node &N, int64_t) {
+    return Slots[N.Index + (N.PerGroup ? CurGroup : 0)];
+  }
+  /// One load for every active thread.
+  Scalar loadValue(const Node &N, llvm::ArrayRef<int64_t> Idx, int64_t Lane);
+  Scalar castValue(Scalar V, DType From, DType To) {
+    return castScalar(V, From, To);
+  }
+  void fault(const Node &N, const llvm::Twine &Msg, int64_t Lane) {
+    fail(N.Loc, Msg, Lane);
+  }
   /// The slot of \p V for \p Lane in the running group.
   Scalar &slot(SlotRef V, uint32_t Lane) {
     return Slots[V.Base + (V.Uniform ? (V.PerGroup ? CurGroup : 0) : Lane)];
@@ -691,9 +715,7 @@ private:
   const Function &F;
   const EmulatorOptions &Opts;
 
-  // Compilation state.
-  llvm::DenseMap<const Value *, SlotRef> SlotOf;
-  llvm::DenseMap<const Value *, uint32_t> BufferOf;
+  // Compilation state (with CompiledFunction's).
   /// Values that can differ between the threads of a block.
   llvm::DenseSet<const Value *> Varying;
   /// Shared bytes allocated so far in the kernel being compiled.
@@ -707,13 +729,10 @@ private:
   int64_t CurMaxIncRegisters = 0;
   /// The innermost statement with a location around what is compiled.
   llvm::SMLoc EnclosingLoc;
-  uint32_t NumSlots = 0;
   uint32_t MaxLanes = 1;
   uint32_t MaxGroups = 1;
 
   // The program.
-  std::vector<Node> Nodes;
-  std::vector<uint32_t> ArgIds;
   std::vector<XStmt> Body;
   std::vector<Buffer> Buffers;
   std::vector<TmaMap> TmaMaps;
@@ -721,7 +740,6 @@ private:
   uint32_t NumMbarriers = 0;
 
   // Run-time state.
-  std::vector<Scalar> Slots;
   std::vector<std::unique_ptr<Scalar[]>> Temps;
   size_t TempTop = 0;
   /// The block running, and its threads.
@@ -792,8 +810,6 @@ private:
   std::vector<uint64_t> WgSetmaxnregEpoch;
   /// The location of the statement executing.
   llvm::SMLoc CurLoc;
-  bool Failed = false;
-  std::string FailMsg;
 };
 
 } // namespace emu

@@ -90,9 +90,9 @@ void SIMTEmulator::execAlloc(const XStmt &S, const LaneList &M) {
     B.NumElems = 1;
     for (uint32_t E : S.Exprs) {
       int64_t D = evalUniform(E, -1).I;
-      if (D < 0)
-        fail(Nodes[E].Loc, "'%" + B.getName() +
-                               "' would have a negative dimension, " + Twine(D));
+      if (std::optional<std::string> Fault =
+              execution::checkAllocDim(*B.Decl, D))
+        fail(Nodes[E].Loc, *Fault);
       if (Failed)
         return;
       B.Shape.push_back(D);
@@ -126,14 +126,6 @@ void SIMTEmulator::execAlloc(const XStmt &S, const LaneList &M) {
   }
 }
 
-/// The value after \p I in a loop over \p Ty; \p Done where it would leave
-/// the type's range (the loop ends there).
-static int64_t nextCounter(int64_t I, int64_t Step, DType Ty, bool &Done) {
-  int64_t N = wrapInt(uint64_t(I) + uint64_t(Step), Ty);
-  Done = lessThan(N, I, Ty);
-  return N;
-}
-
 void SIMTEmulator::enterFor(Group &G, const XStmt &S, const LaneList &M) {
   SlotRef V = S.Vars[0];
   DType Ty = S.VarTy;
@@ -146,8 +138,8 @@ void SIMTEmulator::enterFor(Group &G, const XStmt &S, const LaneList &M) {
     int64_t Step = S.HasStep ? evalUniform(S.Exprs[2], UniformReader).I : 1;
     if (Failed)
       return;
-    if (Step <= 0) {
-      fail(S.getLoc(), "loop step must be positive, got " + Twine(Step));
+    if (std::optional<std::string> Fault = execution::checkLoopStep(Step)) {
+      fail(S.getLoc(), *Fault);
       return;
     }
     if (!lessThan(Lo, Hi, Ty))
@@ -176,8 +168,9 @@ void SIMTEmulator::enterFor(Group &G, const XStmt &S, const LaneList &M) {
     Fr.HiL[L] = Hi.at(L).I;
     if (S.HasStep)
       Fr.StepL[L] = Step.at(L).I;
-    if (Fr.StepL[L] <= 0) {
-      fail(S.getLoc(), "loop step must be positive, got " + Twine(Fr.StepL[L]), L);
+    if (std::optional<std::string> Fault =
+            execution::checkLoopStep(Fr.StepL[L])) {
+      fail(S.getLoc(), *Fault, L);
       return;
     }
     Slots[V.Base + L] = Lo.at(L);
@@ -222,12 +215,13 @@ void SIMTEmulator::finishFrame(Group &G) {
     G.Stack.pop_back();
     return;
   case Frame::Kind::ForUniform: {
-    bool Done;
-    Fr.I = nextCounter(Fr.I, Fr.Step, Fr.Loop->VarTy, Done);
-    if (Done || !lessThan(Fr.I, Fr.Hi, Fr.Loop->VarTy)) {
+    std::optional<int64_t> Next =
+        execution::nextLoopValue(Fr.I, Fr.Step, Fr.Loop->VarTy);
+    if (!Next || !lessThan(*Next, Fr.Hi, Fr.Loop->VarTy)) {
       G.Stack.pop_back();
       return;
     }
+    Fr.I = *Next;
     slot(Fr.Loop->Vars[0], 0) = intScalar(Fr.I);
     Fr.Next = 0;
     return;
@@ -236,10 +230,13 @@ void SIMTEmulator::finishFrame(Group &G) {
     SlotRef V = Fr.Loop->Vars[0];
     LaneList Still;
     for (uint32_t L : Fr.Mask) {
-      bool Done;
-      int64_t N = nextCounter(Slots[V.Base + L].I, Fr.StepL[L], Fr.Loop->VarTy, Done);
-      Slots[V.Base + L] = intScalar(N);
-      if (!Done && lessThan(N, Fr.HiL[L], Fr.Loop->VarTy))
+      // A thread whose counter would leave its type's range is done.
+      std::optional<int64_t> N = execution::nextLoopValue(
+          Slots[V.Base + L].I, Fr.StepL[L], Fr.Loop->VarTy);
+      if (!N)
+        continue;
+      Slots[V.Base + L] = intScalar(*N);
+      if (lessThan(*N, Fr.HiL[L], Fr.Loop->VarTy))
         Still.push_back(L);
     }
     if (Still.empty()) {
@@ -408,9 +405,9 @@ void SIMTEmulator::execKernel(const XStmt &S) {
   int64_t Grid[3] = {1, 1, 1};
   for (size_t D = 0; D != S.Exprs.size(); ++D) {
     Grid[D] = evalUniform(S.Exprs[D], -1).I;
-    if (!Failed && Grid[D] < 0)
-      fail(K.getGrid()[D]->getLoc(),
-           "grid dimension " + Twine(D) + " is negative, " + Twine(Grid[D]));
+    if (std::optional<std::string> Fault = execution::checkGridDim(D, Grid[D]);
+        Fault && !Failed)
+      fail(K.getGrid()[D]->getLoc(), *Fault);
   }
   if (Failed)
     return;
