@@ -116,7 +116,8 @@ static EpilogueScan scanEpilogue(const ForStmt &F,
 AccumulatorUses
 tile::classifyAccumulatorUses(KernelStmt &K,
                               const llvm::DenseSet<const OpStmt *> &Gemms,
-                              bool Epilogues) {
+                              bool Epilogues,
+                              const llvm::DenseSet<const OpStmt *> *Reductions) {
   AccumulatorUses U;
   // Epilogue candidates: parallel loops over the whole shape of one of the
   // gemms' accumulators that touch it elementwise.
@@ -189,6 +190,7 @@ tile::classifyAccumulatorUses(KernelStmt &K,
         continue;
       llvm::StringRef Name = Op->getInfo().Operands[I].Name;
       bool Fine = (Lowered && Name == "c") ||
+                  (Reductions && Reductions->count(Op) && Name == "src") ||
                   ((Op->getName() == "clear" || Op->getName() == "fill") &&
                    O.R.isWholeBuffer());
       if (Op->getName() == "copy" && Name == "src" && O.R.isWholeBuffer())

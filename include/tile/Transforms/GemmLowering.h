@@ -49,11 +49,14 @@ struct AccumulatorUses {
 
 /// Classifies the uses of the buffers of \p K, given the gemm ops \p Gemms
 /// that the pass lowers. With \p Epilogues, elementwise parallel loops over
-/// the accumulators (and their companions) are accepted uses.
+/// the accumulators (and their companions) are accepted uses. The `src` of
+/// each op in \p Reductions (reduces the pass lowers on the registers) is
+/// an accepted use too.
 AccumulatorUses
 classifyAccumulatorUses(KernelStmt &K,
                         const llvm::DenseSet<const OpStmt *> &Gemms,
-                        bool Epilogues = false);
+                        bool Epilogues = false,
+                        const llvm::DenseSet<const OpStmt *> *Reductions = nullptr);
 
 /// The store of \p V (converted to the destination's dtype) to the element
 /// of copy-out destination \p Dst at accumulator row \p Row and column

@@ -10,15 +10,28 @@
 // pass puts the barriers it needs around it.
 //
 // An accumulator fragment whose every use is a clear or fill, an MFMA gemm
-// of the same shape, or a whole copy out becomes a per-thread `local`
-// array: element e = tt * R + r of a lane is C's register r of the wave's
-// tt-th tile. Clears, fills and copies out are rewritten to match. Other
-// accumulators stay fragments (shared memory after tile-lower-to-simt):
-// each tile is read from the fragment, accumulated and written back.
+// of the same shape, a whole copy out, an elementwise parallel loop over
+// its shape (an epilogue: masks, scales, exp2) or a reduce along its rows
+// into a 1-D fragment becomes a per-thread `local` array: element
+// e = tt * R + r of a lane is C's register r of the wave's tt-th tile.
+// Clears, fills and copies out are rewritten to match. Epilogues and
+// reduces need the accumulator's layout as a LinearLayout: the shared
+// fragment layout analysis gives it (MFMALayouts supplies the MFMA
+// accumulator layouts of the gemms this pass lowers). An epilogue runs
+// per thread on its registers (lowerEpilogue); a reduce combines the
+// thread's registers of a row, then the lanes of its wave that share the
+// row by a butterfly of rocm.lane_xor (ds_swizzle), then writes one
+// partial per row and wave column to a small fragment that a block-level
+// reduce (tile-lower-tile-ops) combines into the result, so that no 2-D
+// fragment stays in LDS. The 1-D fragments (row statistics) stay
+// fragments, read by every thread of their rows. Other accumulators stay
+// fragments (shared memory after tile-lower-to-simt): each tile is read
+// from the fragment, accumulated and written back.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MFMALayout.h"
+#include "tile/Analysis/FragmentLayouts.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/GemmLowering.h"
@@ -103,6 +116,9 @@ public:
           Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
     Tid = K.getThreadIndex();
     rewriteBlock(K.getBodyMutable(), /*IsKernelBody=*/true);
+    Stmts &Body = K.getBodyMutable().Stmts;
+    Body.insert(Body.begin(), std::make_move_iterator(NewAllocs.begin()),
+                std::make_move_iterator(NewAllocs.end()));
     return true;
   }
 
@@ -186,8 +202,9 @@ private:
     return P;
   }
 
-  /// Accumulators used only by clear/fill, planned gemms of one shape and
-  /// whole copies out: they move to registers.
+  /// Accumulators used only by clear/fill, planned gemms of one shape,
+  /// whole copies out, epilogues and row reductions: they move to
+  /// registers.
   void findRegisterAccumulators() {
     llvm::DenseMap<BufferValue *, const GemmPlan *> Cands;
     for (auto &[Op, P] : Plans) {
@@ -202,20 +219,99 @@ private:
         Rejected.insert(C);
       Cands.insert({C, &P});
     }
+    // Reduces of a whole candidate along its rows into a whole 1-D
+    // fragment of its rows.
+    llvm::DenseSet<const OpStmt *> Reduces;
+    walkStmts(K.getBodyMutable(), [&](Stmt &S) {
+      auto *Op = dyn_cast<OpStmt>(&S);
+      if (!Op || Op->getName() != "reduce")
+        return;
+      const Region &Src = Op->getOperand("src").R, &Dst = Op->getOperand("dst").R;
+      auto It = Cands.find(Src.Buf);
+      if (It == Cands.end() || !Src.isWholeBuffer() || !Dst.isWholeBuffer() ||
+          Op->getAttrOrDefault("dim").getInt() != 1 ||
+          Dst.Buf->getScope() != MemScope::Fragment || Dst.Buf->getRank() != 1 ||
+          Dst.Buf->getConstShape() != std::vector<int64_t>{It->second->M})
+        return;
+      Reduces.insert(Op);
+    });
     // Any other use disqualifies.
     llvm::DenseSet<const OpStmt *> Lowered;
     for (auto &Entry : Plans)
       Lowered.insert(Entry.first);
-    AccumulatorUses Uses = classifyAccumulatorUses(K, Lowered);
+    AccumulatorUses Uses =
+        classifyAccumulatorUses(K, Lowered, /*Epilogues=*/true, &Reduces);
     for (const BufferValue *B : Uses.Rejected)
       Rejected.insert(const_cast<BufferValue *>(B));
     CopyDims = std::move(Uses.CopyDims);
-    for (auto &[C, P] : Cands)
-      if (!Rejected.count(C)) {
-        InRegisters[C] = P->Shape;
-        std::vector<int64_t> Shape = *C->getConstShape();
-        Original[C] = {Shape[0], Shape[1]};
+    // What needs the accumulator's layout as a map: its epilogues, its
+    // companions and its reduces.
+    // (The first such use in the source, for the remark.)
+    llvm::DenseMap<const BufferValue *, llvm::SMLoc> NeedsLayout;
+    auto Need = [&](const BufferValue *B, llvm::SMLoc Loc) {
+      auto [It, New] = NeedsLayout.try_emplace(B, Loc);
+      if (!New && Loc.isValid() &&
+          (!It->second.isValid() || Loc.getPointer() < It->second.getPointer()))
+        It->second = Loc;
+    };
+    for (auto &[F, Acc] : Uses.Epilogues)
+      Need(Acc, F->getLoc());
+    for (auto &[B, Acc] : Uses.Companions)
+      Need(Acc, llvm::SMLoc());
+    for (const OpStmt *Op : Reduces)
+      Need(Op->getOperand("src").R.Buf, Op->getLoc());
+    MFMALayouts Provider([&](const OpStmt &G) -> llvm::Expected<MFMAShape> {
+      auto It = Plans.find(const_cast<OpStmt *>(&G));
+      if (It == Plans.end())
+        return llvm::createStringError("the gemm is not lowered to MFMA");
+      return It->second.Shape;
+    });
+    FragmentLayoutAnalysis Analysis(K, &Provider);
+    for (auto &[C, P] : Cands) {
+      if (Rejected.count(C))
+        continue;
+      auto Needed = NeedsLayout.find(C);
+      if (Needed != NeedsLayout.end()) {
+        std::string Why;
+        const FragmentLayout *FL = Analysis.getLayout(C);
+        if (!FL)
+          Why = Analysis.getWhyNone(C).str();
+        else if (!FL->Layout.isBitDisjoint() ||
+                 FL->Layout.getReplicationMask(HwDim::Register) ||
+                 FL->Layout.getReplicationMask(HwDim::Lane) ||
+                 FL->Layout.getReplicationMask(HwDim::Warp))
+          Why = "its layout (" + FL->Origin + ") replicates elements";
+        if (!Why.empty()) {
+          Remarks.missed(Needed->second,
+                         "accumulator %" + C->getName() +
+                             " stays in LDS: its elementwise loops and "
+                             "reductions run on registers in a known "
+                             "layout, and it has none: " + Why);
+          Rejected.insert(C);
+          continue;
+        }
+        Layouts.try_emplace(C, FL->Layout);
       }
+      InRegisters[C] = P->Shape;
+      std::vector<int64_t> Shape = *C->getConstShape();
+      Original[C] = {Shape[0], Shape[1]};
+    }
+    for (auto &[F, Acc] : Uses.Epilogues)
+      if (Layouts.count(Acc))
+        Epilogues[F] = const_cast<BufferValue *>(Acc);
+    for (auto &[B, Acc] : Uses.Companions) {
+      auto It = Layouts.find(Acc);
+      if (It == Layouts.end())
+        continue;
+      auto *Comp = const_cast<BufferValue *>(B);
+      auto *A = const_cast<BufferValue *>(Acc);
+      InRegisters[Comp] = InRegisters[A];
+      Original[Comp] = Original[A];
+      Layouts.try_emplace(Comp, It->second);
+    }
+    for (const OpStmt *Op : Reduces)
+      if (Layouts.count(Op->getOperand("src").R.Buf))
+        RowReduces.insert(Op);
   }
 
   /// Where the fragments the MFMA code keeps in LDS (every fragment but
@@ -480,6 +576,208 @@ private:
     return Out;
   }
 
+  /// On-chip buffers other than the register arrays that \p B reads and
+  /// writes.
+  std::pair<bool, bool> sharedAccesses(const Block &B) {
+    bool Reads = false, Writes = false;
+    auto OnChip = [&](const BufferValue *Buf) {
+      return (Buf->getScope() == MemScope::Shared ||
+              Buf->getScope() == MemScope::Fragment) &&
+             !InRegisters.count(const_cast<BufferValue *>(Buf));
+    };
+    walkStmts(B, [&](const Stmt &S) {
+      forEachExprSlot(const_cast<Stmt &>(S), [&](ExprPtr &E) {
+        forEachUse(*E, [&](const Value *V) {
+          if (const auto *Buf = dyn_cast<BufferValue>(V))
+            Reads |= OnChip(Buf);
+        });
+      });
+      if (const auto *St = dyn_cast<StoreStmt>(&S))
+        Writes |= OnChip(St->getBuffer());
+    });
+    return {Reads, Writes};
+  }
+
+  /// An epilogue: the loop's body once per register of the thread.
+  Stmts lowerEpilogueLoop(const ForStmt &F, BufferValue *Acc) {
+    llvm::DenseSet<const BufferValue *> RegFrags;
+    for (auto &Entry : InRegisters)
+      RegFrags.insert(Entry.first);
+    Stmts Out;
+    Out.push_back(perThread(lowerEpilogue(F, Layouts.find(Acc)->second, Tid,
+                                          WaveSize, RegFrags, Names)));
+    return Out;
+  }
+
+  /// \p X's bits 0, 1, ... moved to bits \p To[0], \p To[1], ... (runs
+  /// of consecutive bits as one divide, remainder and multiply).
+  static ExprPtr deposit(const Expr &X, llvm::ArrayRef<unsigned> To) {
+    ExprPtr Out = lit(0);
+    for (unsigned I = 0; I != To.size();) {
+      unsigned N = 1;
+      while (I + N != To.size() && To[I + N] == To[I] + N)
+        ++N;
+      ExprPtr Bits = div(X.clone(), int64_t(1) << I);
+      if (I + N != To.size())
+        Bits = rem(std::move(Bits), int64_t(1) << N);
+      Out = add(std::move(Out), mul(std::move(Bits), int64_t(1) << To[I]));
+      I += N;
+    }
+    return Out;
+  }
+  static ExprPtr depositConst(int64_t X, llvm::ArrayRef<unsigned> To) {
+    int64_t Out = 0;
+    for (unsigned I = 0; I != To.size(); ++I)
+      Out |= (X >> I & 1) << To[I];
+    return lit(Out);
+  }
+  /// Bits \p From[0], \p From[1], ... of \p X as bits 0, 1, ...
+  static ExprPtr extract(const Expr &X, llvm::ArrayRef<unsigned> From) {
+    ExprPtr Out = lit(0);
+    for (unsigned I = 0; I != From.size(); ++I)
+      Out = add(std::move(Out),
+                mul(rem(div(X.clone(), int64_t(1) << From[I]), 2), int64_t(1) << I));
+    return Out;
+  }
+
+  /// `a <kind> b` for the combining step of a reduce.
+  static ExprPtr combine(llvm::StringRef Kind, ExprPtr A, ExprPtr B) {
+    if (Kind == "sum" || Kind == "abssum")
+      return ex::add(std::move(A), std::move(B));
+    std::vector<ExprPtr> Args;
+    Args.push_back(std::move(A));
+    Args.push_back(std::move(B));
+    return ex::call(Kind == "min" ? Intrinsic::Min : Intrinsic::Max,
+                    std::move(Args));
+  }
+
+  /// `reduce <kind> %C -> %d {dim = 1}` on register accumulator C: each
+  /// thread combines its registers of a row, a butterfly of lane_xor over
+  /// the lane bits that walk the columns combines the lanes of the row, and
+  /// one lane per row and wave writes its partial to column s of a new
+  /// [rows, S] fragment (s: the wave's bits along the columns, S waves
+  /// sharing a row); after a barrier, the original reduce runs on that
+  /// fragment (tile-lower-tile-ops), with its own clear.
+  Stmts lowerRowReduce(const OpStmt &Op, BufferValue *C) {
+    const LinearLayout &L = Layouts.find(C)->second;
+    llvm::StringRef Kind = Op.getAttrOrDefault("kind").getStr();
+    bool Abs = Kind.starts_with("abs");
+    DType Ty = C->getDType();
+    // Which bits of each hardware index walk the columns.
+    auto ColMask = [&](HwDim D) {
+      int64_t M = 0;
+      llvm::ArrayRef<LinearLayout::Coords> Bases = L.getBases(D);
+      for (unsigned I = 0; I != Bases.size(); ++I)
+        if (Bases[I][1] != 0)
+          M |= int64_t(1) << I;
+      return M;
+    };
+    int64_t RegCols = ColMask(HwDim::Register), LaneCols = ColMask(HwDim::Lane);
+    int64_t WaveCols = ColMask(HwDim::Warp);
+    int64_t Regs = L.getSize(HwDim::Register);
+    int64_t Slots = int64_t(1) << llvm::popcount(uint64_t(WaveCols));
+    // The partials' fragment.
+    auto Part = std::make_unique<BufferValue>(
+        Names.fresh(C->getName().str() + "_rows"), Ty, MemScope::Fragment,
+        std::vector<ExprPtr>(), std::vector<ExprPtr>(), false, Op.getLoc());
+    Part->getShapeMutable().push_back(lit(L.getShape()[0]));
+    Part->getShapeMutable().push_back(lit(Slots));
+    BufferValue *PartBuf = Part.get();
+    NewAllocs.push_back(std::make_unique<AllocStmt>(std::move(Part), AttributeList()));
+
+    Stmts Body;
+    Value *Lane = let(Body, "lane", rem(ex::ref(Tid), WaveSize));
+    Value *Wave = let(Body, "wave", div(ex::ref(Tid), WaveSize));
+    // One partial per row the thread holds: register p's row bits spread
+    // over the register bits along the rows, its column bits over the rest.
+    llvm::SmallVector<unsigned> RowBits, ColBits;
+    for (unsigned I = 0; I != L.getNumBits(HwDim::Register); ++I)
+      (RegCols >> I & 1 ? ColBits : RowBits).push_back(I);
+    int64_t NumParts = int64_t(1) << RowBits.size();
+    BufferValue *Partials, *Other;
+    Body.push_back(allocLocal("row_part", Ty, NumParts, Partials));
+    Body.push_back(allocLocal("lane_part", Ty, 1, Other));
+    auto At = [](ExprPtr I) {
+      std::vector<ExprPtr> Idx;
+      Idx.push_back(std::move(I));
+      return Idx;
+    };
+    auto Reg = [&](Value *P, int64_t Cols) {
+      ExprPtr R = add(deposit(*ex::ref(P), RowBits), depositConst(Cols, ColBits));
+      ExprPtr V = ex::load(C, At(std::move(R)));
+      if (!Abs)
+        return V;
+      std::vector<ExprPtr> Args;
+      Args.push_back(std::move(V));
+      return ex::call(Intrinsic::Abs, std::move(Args));
+    };
+    Body.push_back(unroll("p", NumParts, [&](Value *P) {
+      ExprPtr Acc = Reg(P, 0);
+      for (int64_t Cols = 1; Cols != int64_t(1) << ColBits.size(); ++Cols)
+        Acc = combine(Kind, std::move(Acc), Reg(P, Cols));
+      Stmts S;
+      S.push_back(std::make_unique<StoreStmt>(Partials, At(ex::ref(P)),
+                                              std::move(Acc)));
+      return S;
+    }));
+    for (unsigned Bit = 0; Bit != L.getNumBits(HwDim::Lane); ++Bit) {
+      if (!(LaneCols >> Bit & 1))
+        continue;
+      Body.push_back(unroll("p", NumParts, [&](Value *P) {
+        Stmts S;
+        std::vector<OpOperand> Operands(2);
+        Operands[0].Kind = OperandKind::Expr;
+        Operands[0].E = ex::load(Partials, At(ex::ref(P)));
+        Operands[1].Kind = OperandKind::Region;
+        Operands[1].R.Buf = Other;
+        Operands[1].R.Indices.push_back({lit(0), lit(1)});
+        AttributeList Attrs;
+        Attrs.set("mask", Attribute::getInt(int64_t(1) << Bit));
+        S.push_back(op("rocm.lane_xor", std::move(Operands), std::move(Attrs),
+                       Op.getLoc()));
+        S.push_back(std::make_unique<StoreStmt>(
+            Partials, At(ex::ref(P)),
+            combine(Kind, ex::load(Partials, At(ex::ref(P))),
+                    ex::load(Other, At(lit(0))))));
+        return S;
+      }));
+    }
+    // The lanes whose column bits are zero write their rows' partials, to
+    // the column of the wave's column bits.
+    llvm::SmallVector<unsigned> WaveColBits;
+    for (unsigned Bit = 0; Bit != L.getNumBits(HwDim::Warp); ++Bit)
+      if (WaveCols >> Bit & 1)
+        WaveColBits.push_back(Bit);
+    Stmts Write;
+    Write.push_back(unroll("p", NumParts, [&](Value *P) {
+      std::vector<ExprPtr> Idx;
+      Idx.push_back(L.buildCoordinate(0, *deposit(*ex::ref(P), RowBits),
+                                      *ex::ref(Lane), *ex::ref(Wave)));
+      Idx.push_back(extract(*ex::ref(Wave), WaveColBits));
+      Stmts S;
+      S.push_back(std::make_unique<StoreStmt>(PartBuf, std::move(Idx),
+                                              ex::load(Partials, At(ex::ref(P)))));
+      return S;
+    }));
+    Body.push_back(ifThen(
+        ex::binary(BinaryOp::Eq,
+                   ex::binary(BinaryOp::And, ex::ref(Lane), lit(LaneCols)),
+                   lit(0)),
+        std::move(Write)));
+    Stmts Out;
+    Out.push_back(perThread(std::move(Body)));
+    Out.push_back(barrier());
+    // The block-level reduce of the partials, as the original one.
+    StmtPtr Final = Op.clone();
+    Region &Src = cast<OpStmt>(Final.get())->getOperandsMutable()[0].R;
+    assert(llvm::StringRef(Op.getInfo().Operands[0].Name) == "src" &&
+           "reduce's first operand");
+    Src.Buf = PartBuf;
+    Src.Indices.clear();
+    Out.push_back(std::move(Final));
+    return Out;
+  }
+
   /// Elements of a register accumulator each thread holds.
   int64_t lanesPerThread(BufferValue *C) {
     const MFMAShape &S = InRegisters[C];
@@ -509,6 +807,19 @@ private:
                    InRegisters.count(Op->getOperand("src").R.Buf)) {
           Lowered = lowerCopyOut(*Op, Op->getOperand("src").R.Buf);
           WritesShared = Op->getOperand("dst").R.Buf->getScope() != MemScope::Global;
+        } else if (RowReduces.count(Op)) {
+          // Its own barrier separates the partials from the final reduce,
+          // and tile-lower-to-simt puts one after that.
+          Lowered = lowerRowReduce(*Op, Op->getOperand("src").R.Buf);
+          for (StmtPtr &L : Lowered)
+            Out.push_back(std::move(L));
+          continue;
+        }
+      } else if (auto *F = dyn_cast<ForStmt>(S.get())) {
+        auto It = Epilogues.find(F);
+        if (It != Epilogues.end()) {
+          std::tie(ReadsShared, WritesShared) = sharedAccesses(F->getBody());
+          Lowered = lowerEpilogueLoop(*F, It->second);
         }
       } else if (auto *A = dyn_cast<AllocStmt>(S.get())) {
         BufferValue *C = A->getBuffer();
@@ -556,6 +867,16 @@ private:
   llvm::DenseMap<OpStmt *, GemmPlan> Plans;
   llvm::DenseSet<BufferValue *> Rejected;
   llvm::DenseMap<BufferValue *, MFMAShape> InRegisters;
+  /// The layouts of the register accumulators (and companions) that
+  /// epilogues or reduces use, from the fragment layout analysis.
+  llvm::DenseMap<const BufferValue *, LinearLayout> Layouts;
+  /// Parallel loops run per thread on an accumulator's registers.
+  llvm::DenseMap<const ForStmt *, BufferValue *> Epilogues;
+  /// Reduces along the rows of a register accumulator.
+  llvm::DenseSet<const OpStmt *> RowReduces;
+  /// The partial-result fragments the reduces add, allocated at the top of
+  /// the kernel.
+  Stmts NewAllocs;
   /// Shapes of the register accumulators as fragments.
   llvm::DenseMap<BufferValue *, std::pair<int64_t, int64_t>> Original;
   /// For each copy out of a register accumulator: X's row and column dims.

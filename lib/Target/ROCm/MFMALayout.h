@@ -12,12 +12,20 @@
 //   C[m][n]:  n = l % N,  m = (r / 4) * 4G + (l / N) * 4 + r % 4
 //                                                    (r = 0..M*N/64 - 1)
 //
+// A block's waves take the MFMA tiles of an accumulator in turn (tile
+// t = w + W * tt for wave w of W), and a lane keeps the registers of its
+// tt-th tile at tt * (M*N/64) + r: getMFMAAccumulatorLayout gives that as a
+// LinearLayout, which the shared fragment layout analysis
+// (tile/Analysis/FragmentLayouts.h) takes through MFMALayouts.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_LIB_TARGET_ROCM_MFMALAYOUT_H
 #define TILE_LIB_TARGET_ROCM_MFMALAYOUT_H
 
+#include "tile/Analysis/FragmentLayouts.h"
 #include "llvm/ADT/StringRef.h"
+#include <functional>
 #include <optional>
 
 namespace tile {
@@ -47,6 +55,32 @@ inline std::optional<MFMAShape> lookupMFMAShape(llvm::StringRef Name) {
       return S;
   return std::nullopt;
 }
+
+/// The layout of an \p M x \p N accumulator in tiles of \p S over
+/// \p Threads threads (waves of 64), each lane's registers tile by tile;
+/// none unless the tiles share out evenly over the waves and every count
+/// is a power of two.
+std::optional<LinearLayout> getMFMAAccumulatorLayout(const MFMAShape &S,
+                                                     int64_t M, int64_t N,
+                                                     int64_t Threads);
+
+/// The MFMA accumulator layouts of the gemms rocm-lower-gemm-mfma lowers
+/// (the shape each gets is its choice), for the fragment layout analysis.
+class MFMALayouts : public MatrixLayoutProvider {
+public:
+  /// \p ShapeOf gives the MFMA shape a gemm is lowered with, or why not.
+  explicit MFMALayouts(
+      std::function<llvm::Expected<MFMAShape>(const OpStmt &)> ShapeOf)
+      : ShapeOf(std::move(ShapeOf)) {}
+  llvm::StringRef getInstructionName() const override { return "MFMA"; }
+  int64_t getWarpSize() const override { return WaveSize; }
+  llvm::Expected<LinearLayout>
+  getAccumulatorLayout(const OpStmt &Gemm, int64_t M, int64_t N,
+                       int64_t Threads) const override;
+
+private:
+  std::function<llvm::Expected<MFMAShape>(const OpStmt &)> ShapeOf;
+};
 
 } // namespace rocm
 } // namespace tile

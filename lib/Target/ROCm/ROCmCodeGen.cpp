@@ -6,7 +6,8 @@
 // size equal to the kernel's thread count (waves of 64), LDS as one static
 // address-space-3 array per kernel that shared buffers are 16-byte aligned
 // slices of, and s_barrier between workgroup-scope release and acquire
-// fences. rocm.mfma_lane becomes llvm.amdgcn.mfma.*; exp, log and tanh are
+// fences. rocm.mfma_lane becomes llvm.amdgcn.mfma.*, rocm.lane_xor
+// llvm.amdgcn.ds.swizzle or ds.bpermute; exp, log and tanh are
 // computed through the hardware's exp2 and log2 in f32.
 //
 // LLVM's AMDGPU backend emits assembly (the source-only output, what
@@ -96,6 +97,8 @@ public:
   llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K,
                            const OpStmt &Op,
                            llvm::ArrayRef<llvm::Value *> Operands) override {
+    if (Op.getName() == "rocm.lane_xor")
+      return emitLaneXor(B, Op, Operands);
     if (Op.getName() != "rocm.mfma_lane")
       return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
     std::optional<rocm::MFMAShape> S =
@@ -120,6 +123,40 @@ public:
     llvm::Value *D = B.CreateIntrinsic(
         ID, {}, {A, Bv, C, B.getInt32(0), B.getInt32(0), B.getInt32(0)});
     B.CreateAlignedStore(D, Operands[2], llvm::Align(16));
+    return llvm::Error::success();
+  }
+
+  /// rocm.lane_xor: within each half of the wave by ds_swizzle in bit-mask
+  /// mode (and_mask 0x1f, or_mask 0, xor_mask = mask), across the halves by
+  /// ds_bpermute from lane ^ mask.
+  llvm::Error emitLaneXor(llvm::IRBuilder<> &B, const OpStmt &Op,
+                          llvm::ArrayRef<llvm::Value *> Operands) {
+    DType VT = Op.getOperand("value").E->getDType();
+    DType DT = Op.getOperand("dst").R.Buf->getDType();
+    llvm::Value *V = emitConvert(B, Operands[0], VT, DT);
+    llvm::Type *Ty = V->getType();
+    unsigned Bits = Ty->getPrimitiveSizeInBits();
+    assert(Bits && Bits <= 32 && "the verifier allows 32 bits at most");
+    llvm::Type *IntTy = B.getIntNTy(Bits);
+    llvm::Value *I = Ty->isIntegerTy() ? V : B.CreateBitCast(V, IntTy);
+    I = B.CreateZExtOrTrunc(I, B.getInt32Ty());
+    uint32_t Mask = uint32_t(Op.getAttrOrDefault("mask").getInt());
+    llvm::Value *R;
+    if (Mask < 32) {
+      R = B.CreateIntrinsic(llvm::Intrinsic::amdgcn_ds_swizzle, {},
+                            {I, B.getInt32((Mask << 10) | 0x1f)});
+    } else {
+      llvm::Value *Lo = B.CreateIntrinsic(llvm::Intrinsic::amdgcn_mbcnt_lo, {},
+                                          {B.getInt32(-1), B.getInt32(0)});
+      llvm::Value *Lane = B.CreateIntrinsic(llvm::Intrinsic::amdgcn_mbcnt_hi, {},
+                                            {B.getInt32(-1), Lo});
+      llvm::Value *Addr = B.CreateShl(B.CreateXor(Lane, B.getInt32(Mask)), 2);
+      R = B.CreateIntrinsic(llvm::Intrinsic::amdgcn_ds_bpermute, {}, {Addr, I});
+    }
+    R = B.CreateTrunc(R, IntTy);
+    if (!Ty->isIntegerTy())
+      R = B.CreateBitCast(R, Ty);
+    B.CreateStore(R, Operands[1]);
     return llvm::Error::success();
   }
 

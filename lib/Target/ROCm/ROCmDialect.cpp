@@ -41,6 +41,31 @@ bool verifyROCmMfmaLaneOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return true;
 }
 
+bool verifyROCmLaneXorOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  const OpOperand &Dst = Op.getOperand("dst");
+  const BufferValue *B = Dst.R.Buf;
+  if (B->getScope() != MemScope::Local) {
+    Diag.error(Dst.getLoc(), "'rocm.lane_xor' writes the lane's registers (a "
+                             "local buffer), but %" +
+                                 B->getName() + " is " +
+                                 getScopeName(B->getScope()));
+    return false;
+  }
+  if (getDTypeBits(B->getDType()) > 32) {
+    Diag.error(Dst.getLoc(), "'rocm.lane_xor' moves at most 32 bits, not " +
+                                 getDTypeName(B->getDType()));
+    return false;
+  }
+  int64_t Mask = Op.getAttrOrDefault("mask").getInt();
+  if (Mask < 1 || Mask > 63) {
+    Diag.error(Op.getLoc(), "'rocm.lane_xor' mask must be between 1 and 63 "
+                            "(a wave has 64 lanes), not " +
+                                std::to_string(Mask));
+    return false;
+  }
+  return true;
+}
+
 } // namespace tile
 
 #define GET_TILE_OP_TABLE

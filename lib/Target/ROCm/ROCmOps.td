@@ -53,4 +53,25 @@ def ROCmMfmaLaneOp : Op<ROCmDialect, "mfma_lane"> {
   let Writes = ["c"];
 }
 
+def ROCmLaneXorOp : Op<ROCmDialect, "lane_xor"> {
+  let Summary = "Butterfly exchange in a wave64: read `value` of lane (lane ^ mask)";
+  let Description = [{
+    Per-thread code: every lane of the wave contributes `value` and
+    receives, in the local element dst, the value of the lane whose index
+    is its own xor `mask`. Masks below 32 stay within each half of the
+    wave and become ds_swizzle (bit-mask mode, no LDS allocated); 32 and
+    above cross the halves through ds_bpermute. All 64 lanes of the wave
+    must execute it together. The destination holds at most 32 bits.
+    rocm-lower-gemm-mfma produces it for the reductions along the rows of
+    an MFMA accumulator.
+  }];
+  let Example = "rocm.lane_xor %p[0] -> %t[0] {mask = 16}";
+  let Arguments = (ins Expr:$value, Region:$dst,
+                   IntAttr<"", "lane xor mask, 1 to 63">:$mask);
+  let Format = "$value `->` $dst attr-dict";
+  let Verifier = "verifyROCmLaneXorOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
 #endif // TILE_TARGET_ROCM_ROCMOPS_TD

@@ -13,9 +13,13 @@ def LowerGemmToMFMA : Pass<ROCmPasses, "rocm-lower-gemm-mfma"> {
     each) take the MFMA tiles of C in turn; for each tile a lane loads its
     four A and B elements per K step into registers and runs
     rocm.mfma_lane. An accumulator fragment that is only cleared, filled,
-    accumulated into by such gemms and copied out whole lives in the lanes'
-    registers in the instruction's layout; any other accumulator stays a
-    fragment and each tile is loaded from it and stored back. Barriers
+    accumulated into by such gemms, copied out whole, read and written by
+    elementwise parallel loops over its shape and reduced along its rows
+    lives in the lanes' registers in the instruction's layout (the fragment
+    layout analysis gives it to the loops, run per lane, and the reduces:
+    lane registers, a rocm.lane_xor butterfly, one partial per row and wave
+    in LDS and a block-level reduce of those); any other accumulator stays
+    a fragment and each tile is loaded from it and stored back. Barriers
     before and after keep the block's shared memory consistent. A gemm that
     does not qualify is left for tile-lower-tile-ops; a rocm.mfma that does
     not qualify is an error. With lds-limit, when the accumulators that

@@ -5,7 +5,7 @@
 // run in order; gemms
 // with f16/bf16 operands and f32 accumulators become per-lane MFMA code
 // (rocm-lower-gemm-mfma), with the accumulator in registers where its uses
-// allow; the remaining tile ops become element loops; the block-level code
+// allow (its elementwise loops and row reductions then run on them); the remaining tile ops become element loops; the block-level code
 // is shared out over the work-items of a workgroup (waves of 64), with
 // fragments each work-item alone touches private, the others in LDS, and
 // barriers between block-level statements that touch
