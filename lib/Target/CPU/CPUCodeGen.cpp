@@ -94,6 +94,10 @@ public:
   /// so its address is computed without inbounds.
   llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K, const OpStmt &Op,
                            llvm::ArrayRef<llvm::Value *> Operands) override {
+    if (Op.getName() == "cpu.dpbf16ps")
+      return emitDpbf16ps(B, Op, Operands);
+    if (Op.getName() == "cpu.transpose_pairs")
+      return emitTransposePairs(B, Op, Operands);
     if (Op.getName() != "cpu.prefetch")
       return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
     llvm::Value *Addr = Operands[0];
@@ -107,6 +111,64 @@ public:
   }
 
 private:
+  /// cpu.dpbf16ps: one vdpbf16ps of the 16 f32 at c, the bf16 pair at a
+  /// broadcast, and the 32 bf16 at b.
+  llvm::Error emitDpbf16ps(llvm::IRBuilder<> &B, const OpStmt &Op,
+                           llvm::ArrayRef<llvm::Value *> Operands) const {
+    if (!Vec.HasBF16Dot)
+      return llvm::createStringError(
+          "'cpu.dpbf16ps' needs AVX512-BF16 (vdpbf16ps), which the target's CPU "
+          "lacks; compile for a CPU that has it (-mcpu), or write a gemm");
+    auto *AccTy = llvm::FixedVectorType::get(B.getFloatTy(), 16);
+    auto *PairsTy = llvm::FixedVectorType::get(B.getBFloatTy(), 32);
+    llvm::Value *C = Operands[0];
+    llvm::Value *Acc = B.CreateAlignedLoad(AccTy, C, llvm::Align(4));
+    llvm::Value *Pair = B.CreateAlignedLoad(B.getInt32Ty(), Operands[1], llvm::Align(2));
+    llvm::Value *A = B.CreateBitCast(B.CreateVectorSplat(16, Pair), PairsTy);
+    llvm::Value *Bv = B.CreateAlignedLoad(PairsTy, Operands[2], llvm::Align(2));
+    llvm::Value *R = B.CreateIntrinsic(llvm::Intrinsic::x86_avx512bf16_dpbf16ps_512, {},
+                                       {Acc, A, Bv});
+    B.CreateAlignedStore(R, C, llvm::Align(4));
+    return llvm::Error::success();
+  }
+
+  /// cpu.transpose_pairs: 16 rows of 16 pairs, as 32-bit lanes, loaded,
+  /// transposed in four rounds of two-vector shuffles (round d exchanges
+  /// bit d of the row with bit d of the lane: lanes l + d of row i and l of
+  /// row i + d, for i and l without bit d) and stored.
+  llvm::Error emitTransposePairs(llvm::IRBuilder<> &B, const OpStmt &Op,
+                                 llvm::ArrayRef<llvm::Value *> Operands) const {
+    auto RowElems = [&](llvm::StringRef Name) {
+      return *Op.getOperand(Name).R.Buf->getShape().back()->getConstInt();
+    };
+    int64_t DstRow = RowElems("dst"), SrcRow = RowElems("src");
+    constexpr unsigned N = 16;
+    auto *RowTy = llvm::FixedVectorType::get(B.getInt32Ty(), N);
+    llvm::SmallVector<llvm::Value *, N> V;
+    for (unsigned R = 0; R != N; ++R)
+      V.push_back(B.CreateAlignedLoad(
+          RowTy, B.CreateConstGEP1_64(B.getInt16Ty(), Operands[1], R * SrcRow),
+          llvm::Align(2)));
+    for (unsigned D = N / 2; D >= 1; D /= 2)
+      for (unsigned I = 0; I != N; ++I) {
+        if (I & D)
+          continue;
+        llvm::SmallVector<int, N> Lo, Hi;
+        for (unsigned L = 0; L != N; ++L) {
+          Lo.push_back(L & D ? int(N + L - D) : int(L));
+          Hi.push_back(L & D ? int(N + L) : int(L + D));
+        }
+        llvm::Value *X = V[I], *Y = V[I + D];
+        V[I] = B.CreateShuffleVector(X, Y, Lo);
+        V[I + D] = B.CreateShuffleVector(X, Y, Hi);
+      }
+    for (unsigned R = 0; R != N; ++R)
+      B.CreateAlignedStore(V[R],
+                           B.CreateConstGEP1_64(B.getInt16Ty(), Operands[0], R * DstRow),
+                           llvm::Align(2));
+    return llvm::Error::success();
+  }
+
   CPUVectorInfo Vec;
   const CPUVectorMath &VM;
   bool HasScalef;
