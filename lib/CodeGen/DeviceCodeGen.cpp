@@ -108,6 +108,7 @@ llvm::Error tile::emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
         }
         Em.bindScalar(Tid, TV);
       }
+      Em.setEnclosingLoc(K->getLoc());
       if (llvm::Error E = Em.emitBlock(K->getBody(), KE)) {
         Err = std::move(E);
         return;

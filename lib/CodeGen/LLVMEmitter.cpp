@@ -535,9 +535,15 @@ void LLVMEmitter::store(const BufferValue *Buf, llvm::ArrayRef<ExprPtr> Idx,
 //===----------------------------------------------------------------------===//
 
 llvm::Error LLVMEmitter::emitBlock(const Block &Blk, KernelEmission &K) {
-  for (const StmtPtr &S : Blk.Stmts)
-    if (llvm::Error E = emitStmt(*S, K))
+  for (const StmtPtr &S : Blk.Stmts) {
+    llvm::SMLoc Outer = StmtLoc;
+    if (S->getLoc().isValid())
+      StmtLoc = S->getLoc();
+    llvm::Error E = emitStmt(*S, K);
+    StmtLoc = Outer;
+    if (E)
       return E;
+  }
   return llvm::Error::success();
 }
 
@@ -670,6 +676,8 @@ llvm::Error LLVMEmitter::emitFor(const ForStmt &F, KernelEmission &K) {
     if (F.getLoopKind() == LoopKind::Unroll)
       Props.push_back(
           llvm::MDNode::get(C, llvm::MDString::get(C, "llvm.loop.unroll.full")));
+    if (llvm::Metadata *Tag = Target ? Target->getLoopProperty(C, StmtLoc) : nullptr)
+      Props.push_back(Tag);
     llvm::Value *Step = llvm::ConstantInt::get(Loops[I].IV->getType(), 1);
     if (F.getStep())
       Step = emit(*F.getStep());

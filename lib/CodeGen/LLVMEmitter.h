@@ -54,6 +54,9 @@ public:
 
   /// Device statements. Errors (an op left unlowered) are returned.
   llvm::Error emitBlock(const Block &Blk, KernelEmission &K);
+  /// The location of the statement around the next emitBlock (a kernel's),
+  /// for loops made by statements without a location of their own.
+  void setEnclosingLoc(llvm::SMLoc Loc) { StmtLoc = Loc; }
 
 private:
   llvm::Error emitStmt(const Stmt &S, KernelEmission &K);
@@ -77,6 +80,9 @@ private:
   };
   /// The enclosing parallel loops, outermost first.
   std::vector<ParallelAccesses> AccessGroups;
+  /// The innermost statement being emitted that has a location (a loop a
+  /// lowering made takes the location of what it was made for).
+  llvm::SMLoc StmtLoc;
 };
 
 } // namespace tile

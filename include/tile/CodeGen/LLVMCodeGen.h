@@ -123,6 +123,13 @@ public:
   /// Whether parallel loops become vectorizable serial loops (CPU) rather
   /// than being distributed over threads by earlier passes.
   virtual bool annotateParallelLoops() const { return true; }
+  /// An extra property for the `!llvm.loop` of a loop that the statement
+  /// at \p Loc made (the innermost statement around the loop that has a
+  /// location), or null (the default): a target can map LLVM's
+  /// diagnostics about the loop back to that statement through it.
+  virtual llvm::Metadata *getLoopProperty(llvm::LLVMContext &C, llvm::SMLoc Loc) {
+    return nullptr;
+  }
 
 protected:
   /// Parameter types for kernels that take \p K's captures directly:

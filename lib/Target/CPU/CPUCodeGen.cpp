@@ -12,9 +12,13 @@
 #include "VectorMath.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/IR.h"
+#include "tile/IR/Remarks.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicsX86.h"
@@ -94,6 +98,10 @@ public:
   /// so its address is computed without inbounds.
   llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K, const OpStmt &Op,
                            llvm::ArrayRef<llvm::Value *> Operands) override {
+    if (Op.getName() == "cpu.dpbf16ps")
+      return emitDpbf16ps(B, Op, Operands);
+    if (Op.getName() == "cpu.transpose_pairs")
+      return emitTransposePairs(B, Op, Operands);
     if (Op.getName() != "cpu.prefetch")
       return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
     llvm::Value *Addr = Operands[0];
@@ -106,10 +114,152 @@ public:
     return llvm::Error::success();
   }
 
+  /// `!{!"tile.loop", i32 N}`: the loop was made by the statement at
+  /// getLoopLoc(N).
+  llvm::Metadata *getLoopProperty(llvm::LLVMContext &C, llvm::SMLoc Loc) override {
+    LoopLocs.push_back(Loc);
+    return llvm::MDNode::get(
+        C, {llvm::MDString::get(C, kLoopTag),
+            llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+                llvm::Type::getInt32Ty(C), LoopLocs.size() - 1))});
+  }
+
+  /// The location of the statement that made the loop with ID \p LoopID,
+  /// if it has the property of getLoopProperty.
+  std::optional<llvm::SMLoc> getLoopLoc(const llvm::MDNode *LoopID) const {
+    for (const llvm::MDOperand &Op : llvm::drop_begin(LoopID->operands())) {
+      const auto *Prop = llvm::dyn_cast<llvm::MDNode>(Op);
+      if (!Prop || Prop->getNumOperands() != 2)
+        continue;
+      const auto *Name = llvm::dyn_cast<llvm::MDString>(Prop->getOperand(0));
+      if (!Name || Name->getString() != kLoopTag)
+        continue;
+      uint64_t N = llvm::mdconst::extract<llvm::ConstantInt>(Prop->getOperand(1))
+                       ->getZExtValue();
+      if (N < LoopLocs.size())
+        return LoopLocs[N];
+    }
+    return std::nullopt;
+  }
+
 private:
+  static constexpr const char *kLoopTag = "tile.loop";
+
+  /// cpu.dpbf16ps: one vdpbf16ps of the 16 f32 at c, the bf16 pair at a
+  /// broadcast, and the 32 bf16 at b.
+  llvm::Error emitDpbf16ps(llvm::IRBuilder<> &B, const OpStmt &Op,
+                           llvm::ArrayRef<llvm::Value *> Operands) const {
+    if (!Vec.HasBF16Dot)
+      return llvm::createStringError(
+          "'cpu.dpbf16ps' needs AVX512-BF16 (vdpbf16ps), which the target's CPU "
+          "lacks; compile for a CPU that has it (-mcpu), or write a gemm");
+    auto *AccTy = llvm::FixedVectorType::get(B.getFloatTy(), 16);
+    auto *PairsTy = llvm::FixedVectorType::get(B.getBFloatTy(), 32);
+    llvm::Value *C = Operands[0];
+    llvm::Value *Acc = B.CreateAlignedLoad(AccTy, C, llvm::Align(4));
+    llvm::Value *Pair = B.CreateAlignedLoad(B.getInt32Ty(), Operands[1], llvm::Align(2));
+    llvm::Value *A = B.CreateBitCast(B.CreateVectorSplat(16, Pair), PairsTy);
+    llvm::Value *Bv = B.CreateAlignedLoad(PairsTy, Operands[2], llvm::Align(2));
+    llvm::Value *R = B.CreateIntrinsic(llvm::Intrinsic::x86_avx512bf16_dpbf16ps_512, {},
+                                       {Acc, A, Bv});
+    B.CreateAlignedStore(R, C, llvm::Align(4));
+    return llvm::Error::success();
+  }
+
+  /// cpu.transpose_pairs: 16 rows of 16 pairs, as 32-bit lanes, loaded,
+  /// transposed in four rounds of two-vector shuffles (round d exchanges
+  /// bit d of the row with bit d of the lane: lanes l + d of row i and l of
+  /// row i + d, for i and l without bit d) and stored.
+  llvm::Error emitTransposePairs(llvm::IRBuilder<> &B, const OpStmt &Op,
+                                 llvm::ArrayRef<llvm::Value *> Operands) const {
+    auto RowElems = [&](llvm::StringRef Name) {
+      return *Op.getOperand(Name).R.Buf->getShape().back()->getConstInt();
+    };
+    int64_t DstRow = RowElems("dst"), SrcRow = RowElems("src");
+    constexpr unsigned N = 16;
+    auto *RowTy = llvm::FixedVectorType::get(B.getInt32Ty(), N);
+    llvm::SmallVector<llvm::Value *, N> V;
+    for (unsigned R = 0; R != N; ++R)
+      V.push_back(B.CreateAlignedLoad(
+          RowTy, B.CreateConstGEP1_64(B.getInt16Ty(), Operands[1], R * SrcRow),
+          llvm::Align(2)));
+    for (unsigned D = N / 2; D >= 1; D /= 2)
+      for (unsigned I = 0; I != N; ++I) {
+        if (I & D)
+          continue;
+        llvm::SmallVector<int, N> Lo, Hi;
+        for (unsigned L = 0; L != N; ++L) {
+          Lo.push_back(L & D ? int(N + L - D) : int(L));
+          Hi.push_back(L & D ? int(N + L) : int(L + D));
+        }
+        llvm::Value *X = V[I], *Y = V[I + D];
+        V[I] = B.CreateShuffleVector(X, Y, Lo);
+        V[I + D] = B.CreateShuffleVector(X, Y, Hi);
+      }
+    for (unsigned R = 0; R != N; ++R)
+      B.CreateAlignedStore(V[R],
+                           B.CreateConstGEP1_64(B.getInt16Ty(), Operands[0], R * DstRow),
+                           llvm::Align(2));
+    return llvm::Error::success();
+  }
+
   CPUVectorInfo Vec;
   const CPUVectorMath &VM;
   bool HasScalef;
+  std::vector<llvm::SMLoc> LoopLocs;
+};
+
+/// Turns the diagnostics LLVM's optimizer prints about loops it was asked
+/// to transform and could not (`loop not vectorized: ...`: a failure
+/// warning and the reasons the vectorizer gives for a loop that asked to
+/// be vectorized) into Tile missed remarks of `cpu-codegen`, located at
+/// the statement that made the loop (-pass-remarks-missed=cpu-codegen).
+/// Anything else takes LLVM's default path.
+class LoopDiagnosticHandler : public llvm::DiagnosticHandler {
+public:
+  LoopDiagnosticHandler(const CPUDeviceTarget &T, RemarkEngine &Remarks)
+      : T(T), Remarks(Remarks) {}
+
+  bool handleDiagnostics(const llvm::DiagnosticInfo &DI) override {
+    const auto *Opt = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&DI);
+    if (!Opt || DI.getSeverity() == llvm::DS_Error)
+      return false;
+    // What LLVM would print without being asked: failures of requested
+    // transformations, and remarks it always prints (the vectorizer's
+    // reasons for a loop that asked to be vectorized).
+    const auto *Analysis = llvm::dyn_cast<llvm::OptimizationRemarkAnalysis>(&DI);
+    bool AlwaysPrinted = Analysis && Analysis->shouldAlwaysPrint();
+    if (DI.getKind() != llvm::DK_OptimizationFailure && !AlwaysPrinted)
+      return true;
+    const auto *IROpt = llvm::dyn_cast<llvm::DiagnosticInfoIROptimization>(&DI);
+    llvm::SMLoc Loc = IROpt ? locate(IROpt->getCodeRegion()) : llvm::SMLoc();
+    Remarks.emit(RemarkKind::Missed, "cpu-codegen", Loc,
+                 "LLVM: " + Opt->getMsg() +
+                     (Loc.isValid() ? "" : " (in " + IROpt->getFunction().getName() + ")"));
+    return true;
+  }
+
+private:
+  /// The statement that made the innermost tagged loop around \p Region
+  /// (a loop header or an instruction).
+  llvm::SMLoc locate(const llvm::Value *Region) const {
+    const llvm::BasicBlock *BB = llvm::dyn_cast_or_null<llvm::BasicBlock>(Region);
+    if (const auto *I = llvm::dyn_cast_or_null<llvm::Instruction>(Region))
+      BB = I->getParent();
+    if (!BB)
+      return llvm::SMLoc();
+    llvm::Function &F = const_cast<llvm::Function &>(*BB->getParent());
+    llvm::DominatorTree DT(F);
+    llvm::LoopInfo LI(DT);
+    for (const llvm::Loop *L = LI.getLoopFor(BB); L; L = L->getParentLoop())
+      if (const llvm::MDNode *ID = L->getLoopID())
+        if (std::optional<llvm::SMLoc> Loc = T.getLoopLoc(ID))
+          return *Loc;
+    return llvm::SMLoc();
+  }
+
+  const CPUDeviceTarget &T;
+  RemarkEngine &Remarks;
 };
 
 /// Makes \p St store its value as a vector of integers of the same element
@@ -284,6 +434,8 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   llvm::Module LM("tile-device", C);
   CPUDeviceTarget T(std::move(*Vec), *VM,
                     (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512f"));
+  C.setDiagnosticHandler(
+      std::make_unique<LoopDiagnosticHandler>(T, M.getContext().getRemarks()));
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
   allowReciprocals(LM);

@@ -43,6 +43,69 @@ bool verifyCPUPrefetchOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return OK;
 }
 
+namespace {
+
+/// Whether operand \p Name of \p Op names one element of a buffer of
+/// \p Want (every index given, no extent) whose elements are consecutive
+/// along its last dimension; when \p OnChip, also that the buffer is
+/// on-chip or local with a constant shape (a constant row stride).
+bool verifyElementOperand(const OpStmt &Op, llvm::StringRef Name, DType Want,
+                          bool OnChip, DiagnosticEngine &Diag) {
+  const OpOperand &O = Op.getOperand(Name);
+  const BufferValue &Buf = *O.R.Buf;
+  std::string What = ("'" + Op.getName() + "' operand " + Name + " (%" +
+                      Buf.getName() + ")")
+                         .str();
+  if (Buf.getDType() != Want) {
+    Diag.error(O.getLoc(), What + " must be " + getDTypeName(Want).str() + ", not " +
+                               getDTypeName(Buf.getDType()).str());
+    return false;
+  }
+  if (O.R.isWholeBuffer() || llvm::any_of(O.R.Indices, [](const RegionIndex &I) {
+        return I.Extent != nullptr;
+      })) {
+    Diag.error(O.getLoc(), What + " names its first element: index it in every "
+                                 "dimension, without extents");
+    return false;
+  }
+  if (!Buf.getStrides().empty()) {
+    Diag.error(O.getLoc(), What + " must be row-major, without declared strides");
+    return false;
+  }
+  if (OnChip && (Buf.getScope() == MemScope::Global || Buf.getRank() < 2 ||
+                 llvm::any_of(Buf.getShape(), [](const ExprPtr &E) {
+                   return !E->getConstInt();
+                 }))) {
+    Diag.error(O.getLoc(), What + " must be a shared, fragment or local buffer of at "
+                                 "least two dimensions with a constant shape");
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool verifyCPUDpbf16psOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  bool OK = verifyElementOperand(Op, "c", DType::F32, false, Diag);
+  OK &= verifyElementOperand(Op, "a", DType::BF16, false, Diag);
+  OK &= verifyElementOperand(Op, "b", DType::BF16, false, Diag);
+  return OK;
+}
+
+bool verifyCPUTransposePairsOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  DType Ty = Op.getOperand("src").R.Buf->getDType();
+  if (getDTypeBits(Ty) != 16) {
+    Diag.error(Op.getOperand("src").getLoc(),
+               "'cpu.transpose_pairs' moves pairs of 16-bit elements, but %" +
+                   Op.getOperand("src").R.Buf->getName() + " is " +
+                   getDTypeName(Ty).str());
+    return false;
+  }
+  bool OK = verifyElementOperand(Op, "dst", Ty, true, Diag);
+  OK &= verifyElementOperand(Op, "src", Ty, true, Diag);
+  return OK;
+}
+
 } // namespace tile
 
 #define GET_TILE_OP_TABLE

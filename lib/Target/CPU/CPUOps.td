@@ -34,4 +34,43 @@ def CPUPrefetchOp : Op<CPUDialect, "prefetch"> {
   let Elementwise = 1;
 }
 
+// The two ops of the bf16 micro-kernel of cpu-lower-gemm on CPUs with
+// AVX512-BF16. They name the first element of what they read and write;
+// the buffers of both operands of cpu.transpose_pairs and of the a and b
+// operands of cpu.dpbf16ps are on-chip or local (constant row strides).
+
+def CPUDpbf16psOp : Op<CPUDialect, "dpbf16ps"> {
+  let Summary = "Sixteen f32 sums of products of bf16 pairs (vdpbf16ps)";
+  let Description = [{
+    `cpu.dpbf16ps %c[i, j], %a[r, k], %b[p, q]` adds to each of the 16 f32
+    elements c[i, j + l] (l = 0..15) the products a[r, k] * b[p, q + 2l] and
+    a[r, k + 1] * b[p, q + 2l + 1] of bf16 values: one vdpbf16ps of a
+    broadcast pair of a and 32 consecutive elements of b (pairs of a K step,
+    for 16 columns). As the instruction does, the products are exact, each
+    addition is rounded to nearest even, and denormal inputs and results
+    are flushed to zero. Needs AVX512-BF16 (CPU codegen rejects the op on
+    a CPU without it); `cpu-lower-gemm` produces it.
+  }];
+  let Example = "cpu.dpbf16ps %acc[%i, 16], %Xs[%i, 2 * %kp], %Bp[%kp, 32]";
+  let Arguments = (ins Region:$c, Region:$a, Region:$b);
+  let Format = "$c `,` $a `,` $b attr-dict";
+  let Verifier = "verifyCPUDpbf16psOp";
+}
+
+def CPUTransposePairsOp : Op<CPUDialect, "transpose_pairs"> {
+  let Summary = "Transpose a 16 x 16 block of pairs of 16-bit elements";
+  let Description = [{
+    `cpu.transpose_pairs %dst[r, c], %src[s, t]` copies, for a and b in
+    0..15 and e in 0..1, src[s + b, t + 2a + e] to dst[r + a, c + 2b + e]:
+    the pairs of 16 rows of src (32 elements each) become 16 rows of dst of
+    16 pairs. It packs a gemm's B stored [N, K] (transpose_b) into the
+    pairs of K steps that `cpu.dpbf16ps` reads, as 16 vector loads, 64
+    shuffles and 16 vector stores. Both buffers have the same 16-bit dtype.
+  }];
+  let Example = "cpu.transpose_pairs %Bp[0, 32], %Ws[16, 0]";
+  let Arguments = (ins Region:$dst, Region:$src);
+  let Format = "$dst `,` $src attr-dict";
+  let Verifier = "verifyCPUTransposePairsOp";
+}
+
 #endif // TILE_TARGET_CPU_CPUOPS_TD

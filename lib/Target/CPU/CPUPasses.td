@@ -47,6 +47,18 @@ def CPULowerGemm : Pass<CPUPasses, "cpu-lower-gemm"> {
     f32 with AVX-512); without a target, as for AVX2 (256-bit, 16
     registers: 4 x 16 for f32).
 
+    A gemm of bf16 A and B into f32 on a CPU with AVX512-BF16, in a
+    kernel compiled for 512-bit vectors, runs on vdpbf16ps instead: B is
+    packed as bf16 pairs of K steps ([K/2, N] pairs, N padded with zeros
+    to 16 columns, an odd K with a zero step), whole 16 x 16 blocks of
+    pairs of a transposed on-chip B by `cpu.transpose_pairs`; A is read
+    in place as pairs unless it is transposed, strided or of odd K; each
+    K pair of a register block is one `cpu.dpbf16ps` per row and 16
+    columns. A passed remark says so; a missed remark says why not
+    where the operands are bf16 but the path is not taken. A
+    `cpu.dpbf16ps` in the input for a CPU without AVX512-BF16 is a
+    located error.
+
     In a serial or pipelined loop over %v (a K loop) whose body copies
     tiles of global tensors
     indexed by %v into the gemm's A or B before the gemm, the gemm

@@ -9,6 +9,7 @@
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 #include <functional>
@@ -82,6 +83,7 @@ llvm::Expected<CPUVectorInfo> tile::getCPUVectorInfo(const TargetSpec &T) {
     Info.NumVectorRegs = Regs;
   if (unsigned Line = TTI.getCacheLineSize())
     Info.CacheLineBytes = Line;
+  Info.HasBF16Dot = (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
 
   // Asked for a width beyond any register's, TTI reports the widest
   // registers the CPU has rather than the width its tuning prefers.

@@ -49,6 +49,9 @@ struct CPUVectorInfo {
   unsigned NumVectorRegs = 16;
   /// Bytes of a data cache line (64 on x86).
   unsigned CacheLineBytes = 64;
+  /// Whether the CPU multiplies pairs of bf16 into f32 sums in 512-bit
+  /// vectors (AVX512-BF16: vdpbf16ps, the `cpu.dpbf16ps` op).
+  bool HasBF16Dot = false;
   /// The math functions that LLVM computes one lane at a time on vectors
   /// of the widest width (a library call per element: exp, log, tanh
   /// without a vector math library), as its cost model says, less those the

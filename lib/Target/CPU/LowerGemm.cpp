@@ -193,9 +193,13 @@ private:
 class GemmLowering {
 public:
   /// \p Prefetch is the cpu.prefetch op, or null to prefetch nothing.
+  /// \p Dot and \p Transpose are cpu.dpbf16ps and cpu.transpose_pairs, or
+  /// null where the cpu dialect is not registered.
   GemmLowering(Function &F, int64_t MR, int64_t NR, const OpInfo *Prefetch,
-               int64_t Distance)
-      : Names(F), ForcedMR(MR), ForcedNR(NR), Prefetch(Prefetch), Distance(Distance) {}
+               int64_t Distance, const OpInfo *Dot, const OpInfo *Transpose,
+               RemarkEmitter Remarks)
+      : Names(F), ForcedMR(MR), ForcedNR(NR), Prefetch(Prefetch), Distance(Distance),
+        Dot(Dot), Transpose(Transpose), Remarks(Remarks) {}
 
   /// Lowers the gemms of \p K for vector registers \p KernelVec.
   void lowerKernel(KernelStmt &K, const CPUVectorInfo &KernelVec) {
@@ -418,6 +422,17 @@ private:
     auto [AR, AC] = Last2(RA);
     int64_t M = CR, N = CC, K = TA ? AR : AC;
     DType Acc = C.Buf->getDType();
+    if (A.Buf->getDType() == DType::BF16 && B.Buf->getDType() == DType::BF16 &&
+        Acc == DType::F32) {
+      std::string Why = bf16DotMissReason();
+      if (Why.empty()) {
+        Remarks.passed(Op.getLoc(), "gemm of bf16 operands on vdpbf16ps (cpu.dpbf16ps), "
+                                    "B packed as pairs of K steps");
+        return lowerBF16Dot(A, B, C, M, N, K, Clear, Next);
+      }
+      Remarks.missed(Op.getLoc(), "gemm of bf16 operands converted to f32 and multiplied "
+                                  "with FMAs, not on vdpbf16ps: " + Why);
+    }
     Stmts Out;
 
     // Operands in the form the micro-kernel reads: B rows contiguous in the
@@ -540,11 +555,210 @@ private:
   /// the next step are needed only after this step's micro-kernels.
   static constexpr int64_t kPrefetchLocality = 2;
 
+  //===--- bf16 pairs (AVX512-BF16) ---------------------------------------===//
+
+  /// f32 lanes of one vdpbf16ps (a 512-bit vector).
+  static constexpr int64_t kDotLanes = 16;
+
+  /// Why a gemm of bf16 A and B into f32 cannot run on cpu.dpbf16ps, or
+  /// empty when it can.
+  std::string bf16DotMissReason() const {
+    if (!Dot || !Transpose)
+      return "the cpu dialect is not registered";
+    if (!Vec.HasBF16Dot)
+      return "the target's CPU has no AVX512-BF16 (vdpbf16ps)";
+    if (Vec.VectorBits < 512)
+      return "the kernel is compiled for " + std::to_string(Vec.VectorBits) +
+             "-bit vectors (it computes a math function lane by lane), and "
+             "vdpbf16ps is 512-bit";
+    return "";
+  }
+
+  /// `Op Operands...` for a cpu op whose operands are the regions starting
+  /// at the given elements.
+  using Element = std::pair<BufferValue *, std::vector<ExprPtr>>;
+  template <typename... T> static StmtPtr cpuOp(const OpInfo *Info, T... Es) {
+    std::vector<Element> Elems;
+    (Elems.push_back(std::move(Es)), ...);
+    std::vector<OpOperand> Operands(Elems.size());
+    for (size_t I = 0; I != Elems.size(); ++I) {
+      Operands[I].Kind = OperandKind::Region;
+      Operands[I].R.Buf = Elems[I].first;
+      for (ExprPtr &E : Elems[I].second) {
+        RegionIndex RI;
+        RI.Offset = ex::fold(std::move(E));
+        Operands[I].R.Indices.push_back(std::move(RI));
+      }
+    }
+    return std::make_unique<OpStmt>(Info, std::move(Operands), AttributeList());
+  }
+
+  /// `parallel(kp in [Kp0, Kp1), j in [J0, J1))` storing ValueOf(kp, j, e)
+  /// into both elements e of pair (kp, j) of \p Bp; nothing for an empty
+  /// range.
+  void packPairs(Stmts &Out, BufferValue *Bp, int64_t Kp0, int64_t Kp1, int64_t J0,
+                 int64_t J1, const std::function<ExprPtr(ExprPtr, ExprPtr, int64_t)> &ValueOf) {
+    if (Kp0 >= Kp1 || J0 >= J1)
+      return;
+    Out.push_back(parallel2("kp", Kp1 - Kp0, "j", J1 - J0, [&](Value *KpV, Value *JV) {
+      Stmts S;
+      auto Kp = [&] { return ex::add(ex::ref(KpV), ex::intLit(Kp0)); };
+      auto J = [&] { return ex::add(ex::ref(JV), ex::intLit(J0)); };
+      for (int64_t E = 0; E != 2; ++E)
+        S.push_back(store(Bp, idx(Kp(), ex::add(ex::mul(J(), ex::intLit(2)), ex::intLit(E))),
+                          ValueOf(Kp(), J(), E)));
+      return S;
+    }));
+  }
+
+  /// gemm of bf16 A and B into f32 C on vdpbf16ps: B packed as pairs of
+  /// K steps, Bp[kp, 2j + e] = B[2kp + e, j], N padded with zeros to whole
+  /// vectors and an odd K with a zero step; A read in place as pairs
+  /// unless it is transposed, strided or of odd K (then packed the same
+  /// way). Micro-kernels as in the f32 path, with one cpu.dpbf16ps per
+  /// 16 columns of a row per pair of K steps.
+  Stmts lowerBF16Dot(const MatrixRef &A, const MatrixRef &B, const MatrixRef &C,
+                     int64_t M, int64_t N, int64_t K, bool Clear,
+                     llvm::ArrayRef<NextTile> Next) {
+    Stmts Out;
+    int64_t Kp = (K + 1) / 2, Npad = (N + kDotLanes - 1) / kDotLanes * kDotLanes;
+    BufferValue *Bp;
+    Out.push_back(allocLocal("Bp", DType::BF16, {Kp, 2 * Npad}, Bp));
+    // Whole 16 x 16 blocks of pairs of a transposed on-chip B: one
+    // cpu.transpose_pairs each.
+    int64_t KpT = 0, NT = 0;
+    const BufferValue &BB = *B.Buf;
+    bool OnChip = BB.getScope() != MemScope::Global && BB.getStrides().empty() &&
+                  llvm::all_of(BB.getShape(), [](const ExprPtr &E) {
+                    return E->getConstInt().has_value();
+                  });
+    if (B.Transposed && OnChip) {
+      KpT = K / 2 / kDotLanes * kDotLanes;
+      NT = N / kDotLanes * kDotLanes;
+    }
+    for (int64_t J = 0; J < NT; J += kDotLanes)
+      for (int64_t P = 0; P < KpT; P += kDotLanes)
+        Out.push_back(cpuOp(Transpose, Element(Bp, idx(ex::intLit(P), ex::intLit(2 * J))),
+                            Element(B.Buf, B.index(ex::intLit(2 * P), ex::intLit(J)))));
+    auto FromB = [&](ExprPtr P, ExprPtr J, int64_t E) {
+      return B.load(ex::add(ex::mul(std::move(P), ex::intLit(2)), ex::intLit(E)),
+                    std::move(J));
+    };
+    auto Zero = [](ExprPtr, ExprPtr, int64_t) { return ex::zero(DType::BF16); };
+    // The rest of the whole pairs: K steps past the transposed blocks, then
+    // columns past them.
+    packPairs(Out, Bp, KpT, K / 2, 0, N, FromB);
+    packPairs(Out, Bp, 0, KpT, NT, N, FromB);
+    // An odd K's last step, paired with zero; zero columns up to a vector.
+    packPairs(Out, Bp, K / 2, Kp, 0, N, [&](ExprPtr P, ExprPtr J, int64_t E) {
+      return E == 0 ? FromB(std::move(P), std::move(J), 0) : ex::zero(DType::BF16);
+    });
+    packPairs(Out, Bp, 0, Kp, N, Npad, Zero);
+
+    // A's pairs: (buffer, indices of A[i, 2kp]).
+    std::function<Element(ExprPtr, ExprPtr)> PairA;
+    if (A.Transposed || !A.hasUnitColumnStride() || K % 2) {
+      BufferValue *Ap;
+      Out.push_back(allocLocal("Ap", DType::BF16, {M, 2 * Kp}, Ap));
+      Out.push_back(parallel2("i", M, "k", K, [&](Value *I, Value *Kv) {
+        Stmts S;
+        S.push_back(store(Ap, idx(ex::ref(I), ex::ref(Kv)), A.load(ex::ref(I), ex::ref(Kv))));
+        return S;
+      }));
+      if (K % 2)
+        Out.push_back(loop(LoopKind::Parallel, "i", M, [&](Value *I) {
+          Stmts S;
+          S.push_back(store(Ap, idx(ex::ref(I), ex::intLit(K)), ex::zero(DType::BF16)));
+          return S;
+        }));
+      PairA = [Ap](ExprPtr I, ExprPtr P) {
+        return std::make_pair(Ap, idx(std::move(I), ex::mul(std::move(P), ex::intLit(2))));
+      };
+    } else {
+      PairA = [&A](ExprPtr I, ExprPtr P) {
+        return std::make_pair(A.Buf, A.index(std::move(I), ex::mul(std::move(P), ex::intLit(2))));
+      };
+    }
+
+    Blocking Bl = chooseBlocking(M, N, DType::F32);
+    int64_t MR = Bl.MR, NR = (Bl.NR + kDotLanes - 1) / kDotLanes * kDotLanes;
+    int64_t RowBlocks = (M + MR - 1) / MR, ColBlocks = (N + NR - 1) / NR;
+    PrefetchPlan Plan(Next, RowBlocks * ColBlocks, Vec.CacheLineBytes, Prefetch,
+                      kPrefetchLocality);
+    auto Tile = [&](Stmts &S, IdxFn BlockRow, IdxFn Row0, IdxFn BlockCol, IdxFn Col0,
+                    int64_t TM, int64_t TN) {
+      ExprPtr Slot = ex::add(ex::mul(BlockCol(), ex::intLit(RowBlocks)), BlockRow());
+      append(S, Plan.prefetches(*Slot));
+      append(S, dotKernel(C, PairA, Bp, Row0, Col0, TM, TN, Kp, Clear));
+    };
+    auto Const = [](int64_t V) -> IdxFn { return [V] { return ex::intLit(V); }; };
+    auto Rows = [&](Stmts &S, IdxFn BlockCol, IdxFn Col0, int64_t TN) {
+      forBlocks(S, "ib", M / MR, MR, [&](Stmts &S2, IdxFn BlockRow, IdxFn Row0) {
+        Tile(S2, BlockRow, Row0, BlockCol, Col0, MR, TN);
+      });
+      if (M % MR)
+        Tile(S, Const(M / MR), Const(M / MR * MR), BlockCol, Col0, M % MR, TN);
+    };
+    forBlocks(Out, "jb", N / NR, NR, [&](Stmts &S, IdxFn BlockCol, IdxFn Col0) {
+      Rows(S, BlockCol, Col0, NR);
+    });
+    if (N % NR)
+      Rows(Out, Const(N / NR), Const(N / NR * NR), N % NR);
+    return Out;
+  }
+
+  /// One TM x TN block of C at (Row0, Col0) on cpu.dpbf16ps, accumulated
+  /// over the Kp pairs of K steps in a local buffer whose columns are
+  /// padded to whole vectors (the padding starts at zero and is dropped).
+  Stmts dotKernel(const MatrixRef &C,
+                  const std::function<Element(ExprPtr, ExprPtr)> &PairA,
+                  BufferValue *Bp, const IdxFn &Row0, const IdxFn &Col0, int64_t TM,
+                  int64_t TN, int64_t Kp, bool Clear) {
+    Stmts Out;
+    int64_t Groups = (TN + kDotLanes - 1) / kDotLanes, TNpad = Groups * kDotLanes;
+    BufferValue *AccBuf;
+    Out.push_back(allocLocal("acc", DType::F32, {TM, TNpad}, AccBuf));
+    auto CIndex = [&](const IdxFn &I, const IdxFn &J) {
+      return C.index(ex::add(Row0(), I()), ex::add(Col0(), J()));
+    };
+    append(Out, unroll2("ii", TM, "jj", TN, [&](IdxFn I, IdxFn J) {
+      Stmts S;
+      S.push_back(store(AccBuf, idx(I(), J()),
+                        Clear ? ex::zero(DType::F32) : ex::load(C.Buf, CIndex(I, J))));
+      return S;
+    }));
+    if (TNpad > TN)
+      append(Out, unroll2("ii", TM, "jj", TNpad - TN, [&](IdxFn I, IdxFn J) {
+        Stmts S;
+        S.push_back(store(AccBuf, idx(I(), ex::add(J(), ex::intLit(TN))),
+                          ex::zero(DType::F32)));
+        return S;
+      }));
+    Out.push_back(loop(LoopKind::Serial, "kp", Kp, [&](Value *P) {
+      return unroll2("jg", Groups, "ii", TM, [&](IdxFn G, IdxFn I) {
+        auto Col = [&] { return ex::mul(G(), ex::intLit(kDotLanes)); };
+        Stmts S;
+        S.push_back(cpuOp(
+            Dot, Element(AccBuf, idx(I(), Col())), PairA(ex::add(Row0(), I()), ex::ref(P)),
+            Element(Bp, idx(ex::ref(P), ex::mul(ex::add(Col0(), Col()), ex::intLit(2))))));
+        return S;
+      });
+    }));
+    append(Out, unroll2("ii", TM, "jj", TN, [&](IdxFn I, IdxFn J) {
+      Stmts S;
+      S.push_back(store(C.Buf, CIndex(I, J), ex::load(AccBuf, idx(I(), J()))));
+      return S;
+    }));
+    return Out;
+  }
+
   NameGenerator Names;
   CPUVectorInfo Vec;
   int64_t ForcedMR, ForcedNR;
   const OpInfo *Prefetch;
   int64_t Distance;
+  const OpInfo *Dot, *Transpose;
+  RemarkEmitter Remarks;
 };
 
 class LowerGemmPass : public Pass {
@@ -561,7 +775,8 @@ public:
                                   "0 (0: no prefetches), got " + std::to_string(Distance));
       return false;
     }
-    const OpInfo *Prefetch = M.getContext().getOpRegistry().lookup("cpu.prefetch");
+    const OpRegistry &Ops = M.getContext().getOpRegistry();
+    const OpInfo *Prefetch = Ops.lookup("cpu.prefetch");
     if (Distance > 0 && !Prefetch) {
       S.Diag.error(llvm::SMLoc(), "cpu-lower-gemm: the cpu dialect is not registered; "
                                   "register the CPU backend's dialects first, or set "
@@ -577,13 +792,29 @@ public:
       }
       Vec = *Info;
     }
+    // cpu.dpbf16ps written by hand needs what the lowering would check.
+    bool OK = true;
+    if (!Vec.HasBF16Dot)
+      for (const auto &F : M.getFunctions())
+        walkStmts(F->getBodyMutable(), [&](Stmt &St) {
+          auto *Op = dyn_cast<OpStmt>(&St);
+          if (!Op || Op->getName() != "cpu.dpbf16ps")
+            return;
+          S.Diag.error(Op->getLoc(), "'cpu.dpbf16ps' needs AVX512-BF16 (vdpbf16ps), "
+                                     "which the target's CPU lacks; compile for a CPU "
+                                     "that has it (-mcpu), or write a gemm");
+          OK = false;
+        });
+    if (!OK)
+      return false;
     for (const auto &F : M.getFunctions()) {
       std::vector<KernelStmt *> Kernels;
       walkStmts(F->getBodyMutable(), [&](Stmt &St) {
         if (auto *K = dyn_cast<KernelStmt>(&St))
           Kernels.push_back(K);
       });
-      GemmLowering L(*F, MR, NR, Prefetch, Distance);
+      GemmLowering L(*F, MR, NR, Prefetch, Distance, Ops.lookup("cpu.dpbf16ps"),
+                     Ops.lookup("cpu.transpose_pairs"), getRemarks(M));
       for (KernelStmt *K : Kernels)
         L.lowerKernel(*K, getKernelVectorInfo(Vec, *K));
     }

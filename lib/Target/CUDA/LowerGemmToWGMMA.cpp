@@ -99,12 +99,6 @@ public:
                          " per block lowered to wgmma m64n" +
                          llvm::Twine(P.Shape.NInst) + "k16 with " +
                          llvm::Twine(P.Stages) + " stages");
-    if (tryWarpSpecialize())
-      return true;
-    if (!K.getThreadIndex())
-      K.setThreadIndex(std::make_unique<Value>(
-          Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
-    Tid = K.getThreadIndex();
     for (GemmPlan &P : Plans) {
       ByLoop[P.Loop] = &P;
       AccOf[P.C] = &P;
@@ -122,21 +116,35 @@ public:
                          It->second->getName());
       ++It;
     }
+    if (tryWarpSpecialize())
+      return true;
+    if (!K.getThreadIndex())
+      K.setThreadIndex(std::make_unique<Value>(
+          Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
+    Tid = K.getThreadIndex();
     rewriteBlock(K.getBodyMutable());
     placeRings();
     return true;
   }
 
 private:
-  /// A kernel whose only work is the gemm K loop gets a producer
-  /// warpgroup loading through TMA (WarpSpecializedGemm.cpp) unless the
-  /// option `warp-specialize` (or the function's `pass.warp_specialize`)
-  /// turns it off.
+  /// A kernel whose only work is the gemm K loop and the epilogues over
+  /// its accumulator gets a producer warpgroup loading through TMA
+  /// (WarpSpecializedGemm.cpp) unless the option `warp-specialize` (or the
+  /// function's `pass.warp_specialize`) turns it off.
   bool tryWarpSpecialize() {
     if (!Opts.WarpSpecialize || Plans.size() != 1)
       return false;
+    AccumulatorEpilogues Epi;
+    for (auto &[Loop, Acc] : Epilogues)
+      Epi.Loops.insert(Loop);
+    for (auto &[X, Acc] : Companions)
+      if (Acc == Plans[0].C)
+        Epi.Companions.insert(X);
+    if (auto It = Layouts.find(Plans[0].C); It != Layouts.end())
+      Epi.Layout = &It->second;
     std::string Why;
-    if (!canWarpSpecialize(K, Plans[0], CopyDims, Why)) {
+    if (!canWarpSpecialize(K, Plans[0], CopyDims, Epi, Why)) {
       Remarks.missed(Plans[0].Op->getLoc(),
                      "no producer warpgroup, every thread loads with "
                      "cp.async: " + Why);
@@ -145,7 +153,7 @@ private:
     WarpSpecializeOptions WS;
     if (Opts.GroupsInFlight >= 0)
       WS.GroupsInFlight = Opts.GroupsInFlight == 0 ? 0 : 1;
-    warpSpecialize(F, K, Ops, Plans[0], CopyDims, WS);
+    warpSpecialize(F, K, Ops, Plans[0], CopyDims, Epi, WS);
     return true;
   }
 

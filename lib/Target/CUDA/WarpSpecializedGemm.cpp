@@ -22,7 +22,15 @@
 //     clear the accumulators; for each K tile j: wait full[j % S] (parity
 //     of round j / S), wgmma on the stage, commit, wait until one group is
 //     left in flight, lane 0 of each warp arrives on empty[(j - 1) % S];
-//     then the copies out (paired, guarded stores).
+//     then the epilogues on the accumulator registers (each thread its
+//     elements in the wgmma layout) and the copies out (paired, guarded
+//     stores).
+//
+// What the epilogues only read (a bias, the scales of rows or columns)
+// is loaded by every thread before the roles split (a copy from global
+// memory that the shared SIMT passes lower, ordered by the barrier after
+// the mbarriers' initialization): no block barrier runs once the
+// producer and the consumers have parted.
 //
 // The tensor maps are optional: the runtime builds one only for a tensor
 // TMA can describe (tile/Exec/TensorMap.h), the test cuda.tma_ready
@@ -33,6 +41,7 @@
 #include "WarpSpecializedGemm.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
+#include "tile/Transforms/GemmLowering.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace tile;
@@ -51,17 +60,179 @@ bool isFillOf(const Stmt &S, const BufferValue *C) {
          Op->getOperand("dst").R.Buf == C;
 }
 
-bool isCopyOutOf(const Stmt &S, const BufferValue *C) {
-  const auto *Op = dyn_cast<OpStmt>(&S);
-  return Op && Op->getName() == "copy" && Op->getOperand("src").R.Buf == C;
+/// Every value \p S uses (referenced, loaded, stored, named as a region),
+/// its nested statements included.
+void forEachValueIn(const Stmt &S, llvm::function_ref<void(const Value *)> Fn) {
+  Stmt &M = const_cast<Stmt &>(S);
+  forEachExprSlot(M, [&](ExprPtr &E) { forEachUse(*E, Fn); });
+  if (const auto *St = dyn_cast<StoreStmt>(&S))
+    Fn(St->getBuffer());
+  if (const auto *Op = dyn_cast<OpStmt>(&S))
+    for (const OpOperand &O : Op->getOperands())
+      if (O.Kind == OperandKind::Region)
+        Fn(O.R.Buf);
+  for (Block *N : getNestedBlocks(M))
+    forEachUse(*N, Fn);
+}
+
+/// What the warp-specialized kernel does with a statement of the top level.
+enum class TopRole {
+  /// Every thread, before the roles split: allocations, lets before the K
+  /// loop, the loads of what the epilogues read.
+  Shared,
+  /// The K loop: the producer's loads, the consumers' wgmma.
+  Loop,
+  /// A clear or fill of the accumulator or a companion: the consumers.
+  Fill,
+  /// An epilogue over the accumulator: the consumers, on their registers.
+  Epilogue,
+  /// A whole copy of the accumulator or a companion to global memory.
+  CopyOut,
+  /// Lets after the K loop: the consumers.
+  Consumer,
+};
+
+/// A short description of top-level statement \p S for a remark.
+std::string describe(const Stmt &S) {
+  if (const auto *Op = dyn_cast<OpStmt>(&S)) {
+    std::string D = "'" + Op->getName().str() + "'";
+    for (unsigned I = 0; I != Op->getOperands().size(); ++I)
+      if (Op->getOperand(I).Kind == OperandKind::Region &&
+          llvm::StringRef(Op->getInfo().Operands[I].Name) == "dst")
+        D += " into %" + Op->getOperand(I).R.Buf->getName().str();
+    return D;
+  }
+  if (isa<ForStmt>(&S))
+    return "a loop that is not an epilogue over the accumulator";
+  if (isa<StoreStmt>(&S))
+    return "a store";
+  return "a statement with per-thread control flow";
+}
+
+/// The role of each statement of \p K's top level, in order; nullopt with
+/// the reason in \p Why when one has none (canWarpSpecialize's shape).
+std::optional<std::vector<TopRole>>
+classifyTopLevel(const KernelStmt &K, const GemmPlan &P,
+                 const CopyDimsMap &CopyDims, const AccumulatorEpilogues &Epi,
+                 std::string &Why) {
+  const std::vector<StmtPtr> &Top = K.getBody().Stmts;
+  auto InAccumulator = [&](const BufferValue *B) {
+    return B == P.C || Epi.Companions.count(B);
+  };
+  auto IsEpilogue = [&](const Stmt &S) {
+    const auto *F = dyn_cast<ForStmt>(&S);
+    return F && Epi.Loops.count(F);
+  };
+  // An epilogue input's setup: a whole clear or fill, or a copy from
+  // global memory, of a shared or fragment buffer outside the
+  // accumulator's layout.
+  auto SetupTarget = [&](const Stmt &S) -> const BufferValue * {
+    const auto *Op = dyn_cast<OpStmt>(&S);
+    if (!Op)
+      return nullptr;
+    if (Op->getName() == "copy") {
+      if (Op->getOperand("src").R.Buf->getScope() != MemScope::Global)
+        return nullptr;
+    } else if (Op->getName() != "clear" && Op->getName() != "fill") {
+      return nullptr;
+    }
+    const Region &D = Op->getOperand("dst").R;
+    MemScope Sc = D.Buf->getScope();
+    if (!D.isWholeBuffer() || InAccumulator(D.Buf) ||
+        (Sc != MemScope::Fragment && Sc != MemScope::Shared))
+      return nullptr;
+    return D.Buf;
+  };
+  llvm::DenseMap<const BufferValue *, unsigned> Setups;
+  for (const StmtPtr &S : Top)
+    if (const BufferValue *D = SetupTarget(*S))
+      ++Setups[D];
+  // Only the epilogues read it besides its one setup.
+  auto IsEpilogueInput = [&](const Stmt &Setup, const BufferValue *D) {
+    if (Setups.lookup(D) != 1)
+      return false;
+    for (const StmtPtr &S : Top) {
+      if (S.get() == &Setup || isa<AllocStmt>(S.get()) || IsEpilogue(*S))
+        continue;
+      bool Used = false;
+      forEachValueIn(*S, [&](const Value *V) { Used |= V == D; });
+      if (Used)
+        return false;
+    }
+    return true;
+  };
+  std::vector<TopRole> Roles;
+  llvm::SmallPtrSet<const Value *, 8> LetsAfterLoop;
+  bool PastLoop = false;
+  for (const StmtPtr &SP : Top) {
+    const Stmt &S = *SP;
+    if (&S == P.Loop) {
+      PastLoop = true;
+      Roles.push_back(TopRole::Loop);
+      continue;
+    }
+    if (isa<AllocStmt>(&S)) {
+      Roles.push_back(TopRole::Shared);
+      continue;
+    }
+    if (const auto *L = dyn_cast<LetStmt>(&S)) {
+      if (PastLoop)
+        LetsAfterLoop.insert(L->getVar());
+      Roles.push_back(PastLoop ? TopRole::Consumer : TopRole::Shared);
+      continue;
+    }
+    if (const BufferValue *D = SetupTarget(S); D && IsEpilogueInput(S, D)) {
+      bool Late = false;
+      forEachValueIn(S, [&](const Value *V) { Late |= LetsAfterLoop.count(V) > 0; });
+      if (Late) {
+        Why = "the load of %" + D->getName().str() +
+              ", which the epilogues read, uses a let after the K loop; it "
+              "would run before the roles split";
+        return std::nullopt;
+      }
+      Roles.push_back(TopRole::Shared);
+      continue;
+    }
+    if (!PastLoop && (isFillOf(S, P.C) ||
+                      llvm::any_of(Epi.Companions, [&](const BufferValue *B) {
+                        return isFillOf(S, B);
+                      }))) {
+      Roles.push_back(TopRole::Fill);
+      continue;
+    }
+    if (PastLoop && IsEpilogue(S)) {
+      Roles.push_back(TopRole::Epilogue);
+      continue;
+    }
+    if (const auto *Op = dyn_cast<OpStmt>(&S);
+        PastLoop && Op && Op->getName() == "copy" &&
+        InAccumulator(Op->getOperand("src").R.Buf) &&
+        Op->getOperand("dst").R.Buf->getScope() == MemScope::Global &&
+        CopyDims.count(Op)) {
+      Roles.push_back(TopRole::CopyOut);
+      continue;
+    }
+    Why = "the kernel's top level holds " + describe(S) +
+          ", which is none of allocations, lets, the accumulator's clear, the "
+          "K loop, epilogues on the accumulator registers with the loads of "
+          "what they read, and copies of the accumulator to global memory";
+    return std::nullopt;
+  }
+  if (!PastLoop) {
+    Why = "the K loop is not at the kernel's top level";
+    return std::nullopt;
+  }
+  return Roles;
 }
 
 class WarpSpecializedGemm : public WGMMABuilder {
 public:
   WarpSpecializedGemm(const Function &F, KernelStmt &K, const OpRegistry &Ops,
                       const GemmPlan &P, const CopyDimsMap &CopyDims,
+                      const AccumulatorEpilogues &Epi,
                       const WarpSpecializeOptions &Opts)
-      : WGMMABuilder(F, Ops), K(K), P(P), CopyDims(CopyDims), Opts(Opts) {}
+      : WGMMABuilder(F, Ops), K(K), P(P), CopyDims(CopyDims), Epi(Epi),
+        Opts(Opts) {}
 
   void run();
 
@@ -96,11 +267,13 @@ private:
   KernelStmt &K;
   const GemmPlan &P;
   const CopyDimsMap &CopyDims;
+  const AccumulatorEpilogues &Epi;
   const WarpSpecializeOptions &Opts;
   BufferValue *Mbar = nullptr;
   Value *KT = nullptr, *Tma = nullptr;
-  /// The statements of the kernel's top level after the K loop (lets and
-  /// copies out), and the clears or fills of the accumulator.
+  /// The statements of the kernel's top level after the K loop (lets,
+  /// epilogues and copies out), and the clears or fills of the accumulator
+  /// and its companions.
   Stmts After, Fills;
 };
 
@@ -203,31 +376,52 @@ void WarpSpecializedGemm::run() {
   K.getThreadsMutable() = lit(T + ProducerThreads);
   K.setThreadIndex(newVar(Value::Kind::ThreadIdx, "tx"));
   Tid = K.getThreadIndex();
-  // The top level: allocations and lets stay, the loop, the fills and the
-  // copies out (and lets after the loop) go to the consumers. The replaced
-  // statements stay alive until the new body is built from them.
+  // The top level: allocations, lets and the epilogues' inputs stay, the
+  // loop, the fills, the epilogues and the copies out (and lets after the
+  // loop) go to the consumers. The replaced statements stay alive until
+  // the new body is built from them.
+  std::string Why;
+  std::optional<std::vector<TopRole>> Roles =
+      classifyTopLevel(K, P, CopyDims, Epi, Why);
+  assert(Roles && "warpSpecialize needs canWarpSpecialize");
+  llvm::DenseSet<const BufferValue *> Registers(Epi.Companions.begin(),
+                                                Epi.Companions.end());
+  Registers.insert(P.C);
   Stmts Top, Replaced;
-  bool PastLoop = false;
-  for (StmtPtr &St : K.getBodyMutable().Stmts) {
-    if (St.get() == P.Loop) {
-      PastLoop = true;
-      Replaced.push_back(std::move(St));
-    } else if (isFillOf(*St, P.C)) {
-      for (StmtPtr &X : unwrap(lowerFill(*dyn_cast<OpStmt>(St.get()), P.C,
+  std::vector<StmtPtr> &Body = K.getBodyMutable().Stmts;
+  for (size_t I = 0; I != Body.size(); ++I) {
+    StmtPtr &St = Body[I];
+    switch ((*Roles)[I]) {
+    case TopRole::Shared:
+      Top.push_back(std::move(St));
+      continue;
+    case TopRole::Consumer:
+      After.push_back(std::move(St));
+      continue;
+    case TopRole::Loop:
+      break;
+    case TopRole::Fill: {
+      const auto &Op = *dyn_cast<OpStmt>(St.get());
+      for (StmtPtr &X : unwrap(lowerFill(Op, Op.getOperand("dst").R.Buf,
                                          P.accPerThread())))
         Fills.push_back(std::move(X));
-      Replaced.push_back(std::move(St));
-    } else if (isCopyOutOf(*St, P.C)) {
+      break;
+    }
+    case TopRole::Epilogue:
+      for (StmtPtr &X : lowerEpilogue(*dyn_cast<ForStmt>(St.get()), *Epi.Layout,
+                                      Tid, 32, Registers, Names))
+        After.push_back(std::move(X));
+      break;
+    case TopRole::CopyOut: {
       const auto &Op = *dyn_cast<OpStmt>(St.get());
-      for (StmtPtr &X : unwrap(lowerCopyOut(Op, P.C, P.Shape.MT, P.Shape.NInst,
+      for (StmtPtr &X : unwrap(lowerCopyOut(Op, Op.getOperand("src").R.Buf,
+                                            P.Shape.MT, P.Shape.NInst,
                                             P.Shape.NI, CopyDims.lookup(&Op))))
         After.push_back(std::move(X));
-      Replaced.push_back(std::move(St));
-    } else if (PastLoop && !isa<AllocStmt>(St.get())) {
-      After.push_back(std::move(St));
-    } else {
-      Top.push_back(std::move(St));
+      break;
     }
+    }
+    Replaced.push_back(std::move(St));
   }
   std::vector<ExprPtr> MbarShape;
   MbarShape.push_back(lit(2 * S));
@@ -321,14 +515,17 @@ void WarpSpecializedGemm::run() {
   llvm::DenseMap<const BufferValue *, int64_t> RingElems, LocalElems;
   RingElems[P.A.Tile] = S * P.A.StageBytes / E;
   RingElems[P.B.Tile] = S * P.B.StageBytes / E;
-  LocalElems[P.C] = P.accPerThread();
+  for (const BufferValue *B : Registers)
+    LocalElems[B] = P.accPerThread();
   placeBuffers(K, RingElems, LocalElems);
 }
 
 } // namespace
 
 bool hopper::canWarpSpecialize(const KernelStmt &K, const GemmPlan &P,
-                               const CopyDimsMap &CopyDims, std::string &Why) {
+                               const CopyDimsMap &CopyDims,
+                               const AccumulatorEpilogues &Epi,
+                               std::string &Why) {
   if (K.getThreadIndex()) {
     Why = "the kernel binds a thread index (per-thread code of its own)";
     return false;
@@ -340,31 +537,9 @@ bool hopper::canWarpSpecialize(const KernelStmt &K, const GemmPlan &P,
           std::to_string(T.value_or(0)) + " threads";
     return false;
   }
-  bool PastLoop = false;
-  for (const StmtPtr &S : K.getBody().Stmts) {
-    if (S.get() == P.Loop) {
-      PastLoop = true;
-      continue;
-    }
-    if (isa<AllocStmt>(S.get()) || isa<LetStmt>(S.get()))
-      continue;
-    if (!PastLoop && isFillOf(*S, P.C))
-      continue;
-    if (PastLoop && isCopyOutOf(*S, P.C)) {
-      const auto *Op = dyn_cast<OpStmt>(S.get());
-      if (Op->getOperand("dst").R.Buf->getScope() == MemScope::Global &&
-          CopyDims.count(Op))
-        continue;
-    }
-    Why = "the kernel's top level holds more than allocations, lets, the "
-          "accumulator's clear, the K loop and copies of the accumulator to "
-          "global memory";
+  assert((Epi.Loops.empty() || Epi.Layout) && "epilogues need the layout");
+  if (!classifyTopLevel(K, P, CopyDims, Epi, Why))
     return false;
-  }
-  if (!PastLoop) {
-    Why = "the K loop is not at the kernel's top level";
-    return false;
-  }
   for (const OperandPlan *O : {&P.A, &P.B}) {
     const BufferValue *G = O->Copy->getOperand("src").R.Buf;
     if (G->getRank() != 2) {
@@ -384,6 +559,7 @@ bool hopper::canWarpSpecialize(const KernelStmt &K, const GemmPlan &P,
 void hopper::warpSpecialize(const Function &F, KernelStmt &K,
                             const OpRegistry &Ops, const GemmPlan &P,
                             const CopyDimsMap &CopyDims,
+                            const AccumulatorEpilogues &Epi,
                             const WarpSpecializeOptions &Opts) {
-  WarpSpecializedGemm(F, K, Ops, P, CopyDims, Opts).run();
+  WarpSpecializedGemm(F, K, Ops, P, CopyDims, Epi, Opts).run();
 }

@@ -5,7 +5,8 @@
 // with one more warpgroup, a producer that fills the operand rings through
 // TMA (or cp.async when the tensors' data or rows are not 16-byte
 // aligned) while the original warpgroups, the consumers, run wgmma on
-// full stages and release them through mbarriers.
+// full stages and release them through mbarriers, then the epilogues over
+// the accumulator on its registers and the copies out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 #define TILE_LIB_TARGET_CUDA_WARPSPECIALIZEDGEMM_H
 
 #include "WGMMAGemmPlan.h"
+#include "tile/Analysis/LinearLayout.h"
+#include "llvm/ADT/DenseSet.h"
 #include <string>
 
 namespace tile {
@@ -42,19 +45,37 @@ struct WarpSpecializeOptions {
   int64_t GroupsInFlight = 1;
 };
 
+/// The elementwise code over the accumulator that hopper-lower-gemm-wgmma
+/// runs on its registers (GemmLowering.h's epilogues and companions).
+struct AccumulatorEpilogues {
+  /// Parallel loops over the accumulator and its companions.
+  llvm::DenseSet<const ForStmt *> Loops;
+  /// Fragments of the accumulator's shape kept in its layout (written in
+  /// the epilogues, copied out whole).
+  llvm::DenseSet<const BufferValue *> Companions;
+  /// The accumulator's register layout; set when Loops is not empty.
+  const LinearLayout *Layout = nullptr;
+};
+
 /// Whether kernel \p K, whose only gemm K loop is planned as \p P, has the
 /// shape the warp-specialized kernel takes: no per-thread code of its own,
-/// room for a producer warpgroup, a top level of allocations, lets, the
-/// accumulator's clear or fill, the K loop and whole copies of the
-/// accumulator to global memory, and operands copied from rank-2 tensors.
-/// False with the reason in \p Why.
+/// room for a producer warpgroup, operands copied from rank-2 tensors, and
+/// a top level of allocations, lets, the clears or fills of the
+/// accumulator and its companions, the K loop, then the epilogues \p Epi
+/// and whole copies of the accumulator or a companion to global memory.
+/// The epilogues' inputs (a buffer they only read, filled once from global
+/// memory or by a fill, and used nowhere else) may be set up anywhere on
+/// the top level: every thread does that before the roles split. False
+/// with the reason in \p Why.
 bool canWarpSpecialize(const KernelStmt &K, const GemmPlan &P,
-                       const CopyDimsMap &CopyDims, std::string &Why);
+                       const CopyDimsMap &CopyDims,
+                       const AccumulatorEpilogues &Epi, std::string &Why);
 
 /// Rewrites \p K (canWarpSpecialize holds) into the warp-specialized
 /// kernel: threads + 128 threads, the last warpgroup the producer.
 void warpSpecialize(const Function &F, KernelStmt &K, const OpRegistry &Ops,
                     const GemmPlan &P, const CopyDimsMap &CopyDims,
+                    const AccumulatorEpilogues &Epi,
                     const WarpSpecializeOptions &Opts);
 
 } // namespace hopper
