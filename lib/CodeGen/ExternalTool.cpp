@@ -1,8 +1,8 @@
 //===- ExternalTool.cpp - Running device codegen's external programs ------===//
 //
 // Some device formats come from a program outside LLVM (ptxas for cubins,
-// ld.lld for HSA code objects): finding it, and running it on one input
-// file through temporary files, with its output and log kept.
+// ld.lld for HSA code objects and host libraries): finding it, and running
+// it on input files through temporary files, with its output and log kept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,26 +41,42 @@ tile::runExternalTool(llvm::StringRef Program,
                       llvm::ArrayRef<llvm::StringRef> Flags,
                       llvm::StringRef Input, llvm::StringRef InExt,
                       llvm::StringRef OutExt) {
-  llvm::SmallString<128> In, Out, Log;
-  if (std::error_code EC = llvm::sys::fs::createTemporaryFile("tile", InExt, In))
-    return llvm::createStringError("cannot create a temporary file: " + EC.message());
+  ExternalToolInput In[] = {{Input, InExt}};
+  return runExternalTool(Program, Flags, In, OutExt);
+}
+
+llvm::Expected<ExternalToolRun>
+tile::runExternalTool(llvm::StringRef Program,
+                      llvm::ArrayRef<llvm::StringRef> Flags,
+                      llvm::ArrayRef<ExternalToolInput> Inputs,
+                      llvm::StringRef OutExt) {
+  llvm::SmallVector<llvm::SmallString<128>, 4> In(Inputs.size());
+  llvm::SmallString<128> Out, Log;
+  llvm::scope_exit Cleanup([&] {
+    for (const llvm::SmallString<128> &P : In)
+      if (!P.empty())
+        llvm::sys::fs::remove(P);
+    if (!Out.empty())
+      llvm::sys::fs::remove(Out);
+    if (!Log.empty())
+      llvm::sys::fs::remove(Log);
+  });
+  for (size_t I = 0; I != Inputs.size(); ++I) {
+    if (std::error_code EC =
+            llvm::sys::fs::createTemporaryFile("tile", Inputs[I].Ext, In[I]))
+      return llvm::createStringError("cannot create a temporary file: " +
+                                     EC.message());
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(In[I], EC, llvm::sys::fs::OF_None);
+    OS << Inputs[I].Data;
+  }
   if (!OutExt.empty())
     llvm::sys::fs::createTemporaryFile("tile", OutExt, Out);
   llvm::sys::fs::createTemporaryFile("tile", "log", Log);
-  llvm::scope_exit Cleanup([&] {
-    llvm::sys::fs::remove(In);
-    if (!Out.empty())
-      llvm::sys::fs::remove(Out);
-    llvm::sys::fs::remove(Log);
-  });
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(In, EC, llvm::sys::fs::OF_None);
-    OS << Input;
-  }
   std::vector<llvm::StringRef> Args = {Program};
   Args.insert(Args.end(), Flags.begin(), Flags.end());
-  Args.push_back(In.str());
+  for (const llvm::SmallString<128> &P : In)
+    Args.push_back(P.str());
   if (!Out.empty())
     Args.insert(Args.end(), {"-o", Out.str()});
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(), Log.str()};

@@ -10,7 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Driver/KernelCache.h"
+#include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/Driver/CompileModule.h"
+#include "tile/IR/Remarks.h"
 #include "tile/IR/Printer.h"
 #include "tile/Support/FileIdentity.h"
 #include "llvm/ADT/SmallString.h"
@@ -94,7 +96,7 @@ std::string KernelCache::getToolVersion() {
 
 KernelCache::KernelCache(llvm::StringRef D, llvm::StringRef ToolName,
                          llvm::raw_ostream &W)
-    : Dir(D.str()), Tool(ToolName.str()), Warnings(W) {
+    : Dir(D.str()), Tool(ToolName.str()), Warnings(&W) {
   if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
     warn("kernel cache directory '" + Dir + "' cannot be created (" +
          EC.message() + "); compiling without the cache");
@@ -125,7 +127,7 @@ KernelCache::KernelCache(llvm::StringRef D, llvm::StringRef ToolName,
 }
 
 void KernelCache::warn(const llvm::Twine &Msg) {
-  llvm::WithColor::warning(Warnings, Tool) << Msg << "\n";
+  llvm::WithColor::warning(*Warnings, Tool) << Msg << "\n";
 }
 
 std::string KernelCache::getEntryPath(llvm::StringRef Key) const {
@@ -269,10 +271,30 @@ void KernelCache::store(llvm::StringRef Key, const KernelArtifact &A) {
     llvm::sys::fs::remove(Tmp);
 }
 
+void KernelCache::publish(llvm::StringRef Key, KernelArtifact A,
+                          llvm::StringRef Linker) {
+  if (!Linker.empty() && !A.getHostLinkedObjects().empty())
+    if (llvm::Error E = linkHostLibrary(A, Linker))
+      warn("kernel cache entry '" + getEntryPath(Key) +
+           "' keeps its host code as objects, which each load links "
+           "through ORC: " + llvm::toString(std::move(E)));
+  store(Key, A);
+}
+
+CachePublication::~CachePublication() { wait(); }
+
+void CachePublication::wait() {
+  if (Worker.joinable())
+    Worker.join();
+  if (!Log.empty() && Warnings)
+    *Warnings << Log;
+  Log.clear();
+}
+
 llvm::Expected<KernelArtifact> KernelCache::getOrCompile(
     llvm::StringRef Key,
     llvm::function_ref<llvm::Expected<KernelArtifact>()> Compile,
-    CacheOutcome &Outcome, unsigned WaitSeconds) {
+    CacheOutcome &Outcome, const CachePublishOptions &PO) {
   if (!Enabled) {
     Outcome = CacheOutcome::Disabled;
     return Compile();
@@ -284,12 +306,12 @@ llvm::Expected<KernelArtifact> KernelCache::getOrCompile(
   }
   // One process compiles a cold key; the others wait for its entry.
   std::string Path = getEntryPath(Key);
-  llvm::LockFileManager Lock(Path);
-  llvm::Expected<bool> Owned = Lock.tryLock();
+  auto Lock = std::make_unique<llvm::LockFileManager>(Path);
+  llvm::Expected<bool> Owned = Lock->tryLock();
   if (!Owned) {
     llvm::consumeError(Owned.takeError());
   } else if (!*Owned) {
-    if (Lock.waitForUnlockFor(std::chrono::seconds(WaitSeconds)) ==
+    if (Lock->waitForUnlockFor(std::chrono::seconds(PO.WaitSeconds)) ==
         llvm::WaitForUnlockResult::Success)
       if (std::optional<KernelArtifact> A = lookup(Key, &Damaged)) {
         Outcome = CacheOutcome::Hit;
@@ -298,8 +320,24 @@ llvm::Expected<KernelArtifact> KernelCache::getOrCompile(
   }
   Outcome = Damaged ? CacheOutcome::Rebuilt : CacheOutcome::Miss;
   llvm::Expected<KernelArtifact> A = Compile();
-  if (A)
-    store(Key, *A);
+  if (!A)
+    return A;
+  if (!PO.Background) {
+    publish(Key, *A, PO.Linker);
+    return A;
+  }
+  // The entry's lock is held until it is published: processes waiting for
+  // it then load it.
+  PO.Background->Warnings = Warnings;
+  PO.Background->Worker =
+      std::thread([Quiet = KernelCache(*this), Key = Key.str(), Copy = *A,
+                   Linker = PO.Linker, Lock = std::move(Lock),
+                   P = PO.Background]() mutable {
+        llvm::raw_string_ostream OS(P->Log);
+        Quiet.Warnings = &OS;
+        Quiet.publish(Key, std::move(Copy), Linker);
+        Lock.reset();
+      });
   return A;
 }
 
@@ -307,7 +345,7 @@ llvm::Expected<KernelArtifact> tile::compileModuleCached(
     const TargetRegistry &Registry, const BackendContext &Ctx, Module &M,
     DiagnosticEngine &Diag, CompileTimings &Timings,
     const KernelCacheOptions &Opts, llvm::raw_ostream &Warnings,
-    std::string &Summary) {
+    std::string &Summary, CachePublication *Background) {
   if (!Opts.Enabled) {
     Summary = "kernel cache: disabled";
     return compileModule(Registry, Ctx, M, Diag, &Timings);
@@ -324,6 +362,8 @@ llvm::Expected<KernelArtifact> tile::compileModuleCached(
   // a compile on a miss is timed by compileModule.
   double CompileSec = 0;
   CacheOutcome Outcome;
+  CachePublishOptions PO;
+  PO.Background = Background;
   llvm::Expected<KernelArtifact> A = Cache.getOrCompile(
       Key,
       [&]() -> llvm::Expected<KernelArtifact> {
@@ -333,9 +373,23 @@ llvm::Expected<KernelArtifact> tile::compileModuleCached(
         CompileSec = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - C0)
                          .count();
+        // Entries load fastest as a linked library (HostCode.h); without a
+        // linker their objects are linked on each load.
+        if (R && !R->getHostLinkedObjects().empty()) {
+          if (std::optional<std::string> L = findLinker()) {
+            PO.Linker = *L;
+          } else if (!M.getFunctions().empty()) {
+            RemarkEmitter(M.getContext().getRemarks(), "kernel-cache")
+                .missed(M.getFunctions().front()->getLoc(),
+                        "the cache entry keeps its host code as objects, "
+                        "which each load links through ORC (a few ms): no "
+                        "ld.lld of LLVM 22 (set TILE_LD_LLD, or put "
+                        "ld.lld-22 on the PATH)");
+          }
+        }
         return R;
       },
-      Outcome);
+      Outcome, PO);
   double Total =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
           .count();

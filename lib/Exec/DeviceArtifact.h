@@ -53,7 +53,7 @@ protected:
   /// Links the artifact's host code: the last step of a backend's load,
   /// once every entry's kernels are in Kernels.
   llvm::Error loadHost() {
-    auto H = loadHostCode(getArtifact());
+    auto H = HostCode::load(getArtifact());
     if (!H)
       return H.takeError();
     Host = std::move(*H);

@@ -4,7 +4,11 @@
 // CPU. The objects are linked by an LLJIT instance in which the runtime's
 // C ABI functions and the half/bfloat conversion helpers are absolute
 // symbols, and the rest resolves against the process (libm) and the shared
-// libraries the artifact names (a vector math library).
+// libraries the artifact names (a vector math library). An artifact with a
+// host library (the same objects linked into a shared object by ld.lld,
+// which the kernel cache does) is loaded with dlopen instead: it needs none
+// of ORC's set-up, linking or LLVM's target registration, which take most
+// of a cache hit's time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,11 +19,87 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
+#include <dlfcn.h>
 #include <mutex>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 using namespace tile;
 
-HostCode::~HostCode() = default;
+HostCode::~HostCode() {
+  if (Library)
+    dlclose(Library);
+}
+
+/// dlopen's last error, or \p Otherwise.
+static std::string getDlError(llvm::StringRef Otherwise) {
+  const char *E = dlerror();
+  return E ? E : Otherwise.str();
+}
+
+/// Loads \p Libraries so that their symbols are global, as ORC's
+/// DynamicLibrarySearchGenerator::Load makes them.
+static llvm::Error loadSharedLibraries(llvm::ArrayRef<std::string> Libraries) {
+  for (const std::string &Lib : Libraries)
+    if (!dlopen(Lib.c_str(), RTLD_NOW | RTLD_GLOBAL))
+      return llvm::createStringError("cannot load the shared library '" + Lib +
+                                     "' that the device code calls: " +
+                                     getDlError("dlopen failed"));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<HostCode>>
+HostCode::loadLibrary(llvm::StringRef Image,
+                      llvm::ArrayRef<std::string> Libraries) {
+#if defined(__linux__)
+  if (llvm::Error E = loadSharedLibraries(Libraries))
+    return std::move(E);
+  // dlopen takes a path: an anonymous file in memory, closed once loaded.
+  int FD = memfd_create("tile-host-library", MFD_CLOEXEC);
+  if (FD < 0)
+    return llvm::createStringError(
+        std::error_code(errno, std::generic_category()),
+        "cannot load the artifact's host library: memfd_create failed");
+  for (llvm::StringRef Rest = Image; !Rest.empty();) {
+    ssize_t N = write(FD, Rest.data(), Rest.size());
+    if (N <= 0) {
+      std::error_code EC(errno, std::generic_category());
+      close(FD);
+      return llvm::createStringError(
+          EC, "cannot load the artifact's host library: writing it failed");
+    }
+    Rest = Rest.drop_front(size_t(N));
+  }
+  std::string Path = "/proc/self/fd/" + std::to_string(FD);
+  void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  close(FD);
+  if (!H)
+    return llvm::createStringError(
+        "cannot load the artifact's host library: " +
+        getDlError("dlopen failed") +
+        " (run with the kernel cache off, tile-jit --no-cache, to link "
+        "its objects in this process instead)");
+  std::unique_ptr<HostCode> C(new HostCode());
+  C->Library = H;
+  return C;
+#else
+  return llvm::createStringError(
+      "host libraries are loaded on Linux only; this artifact's objects "
+      "are not linked on this system");
+#endif
+}
+
+llvm::Expected<std::unique_ptr<HostCode>>
+HostCode::load(const KernelArtifact &A) {
+  if (!A.HostLibrary.empty())
+    return loadLibrary(A.HostLibrary, A.getSharedLibraries());
+  std::vector<const std::string *> Objects = A.getHostLinkedObjects();
+  if (Objects.empty())
+    return llvm::createStringError("the artifact has no host object");
+  return create(Objects, A.getSharedLibraries());
+}
 
 llvm::Expected<std::unique_ptr<HostCode>>
 HostCode::create(llvm::ArrayRef<const std::string *> Objects,
@@ -77,10 +157,20 @@ llvm::Expected<void *> HostCode::lookup(llvm::StringRef Symbol) {
   auto It = Cache.find(Symbol);
   if (It != Cache.end())
     return It->second;
-  auto S = JIT->lookup(Symbol);
-  if (!S)
-    return S.takeError();
-  void *P = S->toPtr<void *>();
+  void *P;
+  if (Library) {
+    dlerror();
+    P = dlsym(Library, Symbol.str().c_str());
+    if (!P)
+      return llvm::createStringError("symbol '" + Symbol +
+                                     "' is not in the host library: " +
+                                     getDlError("not found"));
+  } else {
+    auto S = JIT->lookup(Symbol);
+    if (!S)
+      return S.takeError();
+    P = S->toPtr<void *>();
+  }
   Cache[Symbol] = P;
   return P;
 }
@@ -107,8 +197,3 @@ llvm::Error HostCode::invoke(void *Fn, llvm::StringRef Symbol,
                                      : Call.Error);
 }
 
-llvm::Expected<std::unique_ptr<HostCode>> tile::loadHostCode(const KernelArtifact &A) {
-  if (A.HostObject.empty())
-    return llvm::createStringError("the artifact has no host object");
-  return HostCode::create({&A.HostObject});
-}

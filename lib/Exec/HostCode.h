@@ -23,10 +23,16 @@ class LLJIT;
 namespace tile {
 
 /// The artifact's host object (and, for CPU targets, its device object)
-/// linked by an ORC LLJIT, with the runtime ABI functions defined.
+/// linked by an ORC LLJIT, with the runtime ABI functions defined; or the
+/// artifact's host library, loaded by the system's dynamic loader.
 class HostCode {
 public:
   ~HostCode();
+  /// The host code of \p A: its host library when it has one, else its
+  /// getHostLinkedObjects() through ORC. The shared libraries its device
+  /// code calls are loaded first.
+  static llvm::Expected<std::unique_ptr<HostCode>>
+  load(const KernelArtifact &A);
   /// Links \p Objects (relocatable objects) into a new JIT. Symbols they
   /// do not define resolve against the runtime, this process and then the
   /// shared \p Libraries (names or paths, as dlopen takes them), which are
@@ -34,6 +40,12 @@ public:
   static llvm::Expected<std::unique_ptr<HostCode>>
   create(llvm::ArrayRef<const std::string *> Objects,
          llvm::ArrayRef<std::string> Libraries = {});
+  /// Loads \p Image, a shared object, with dlopen (from an anonymous
+  /// in-memory file), after the shared \p Libraries. Its undefined symbols
+  /// resolve against the process: the runtime ABI functions and the
+  /// helpers of getRuntimeLibcallAliases() are libTileExec's exports.
+  static llvm::Expected<std::unique_ptr<HostCode>>
+  loadLibrary(llvm::StringRef Image, llvm::ArrayRef<std::string> Libraries = {});
   llvm::Expected<void *> lookup(llvm::StringRef Symbol);
   /// Calls entry point \p Symbol with \p Call as its runtime context; the
   /// error carries what the host code or the runtime recorded.
@@ -47,6 +59,8 @@ public:
 private:
   HostCode() = default;
   std::unique_ptr<llvm::orc::LLJIT> JIT;
+  /// dlopen's handle of a loaded host library.
+  void *Library = nullptr;
   llvm::StringMap<void *> Cache;
 };
 
@@ -70,9 +84,6 @@ private:
   void *Fn;
   std::string Symbol;
 };
-
-/// The host code of \p A alone (its device code runs elsewhere).
-llvm::Expected<std::unique_ptr<HostCode>> loadHostCode(const KernelArtifact &A);
 
 } // namespace tile
 

@@ -10,7 +10,9 @@
 // one compilation). Version 1 files, which numbered the shared formats and
 // kept the architecture in a `cubin.arch` note, are still read. Optional sections follow, each an 8-byte tag
 // (kLaunchTag, kArgBytesTag, kTensorMapTag) and then its record for every
-// kernel in entry order; a section no kernel needs is left out. Reading
+// kernel in entry order; a section no kernel needs is left out. Last, a
+// host library (kHostLibraryTag and one string) when the artifact has one.
+// Reading
 // checks every length against what is left, so a truncated or corrupt file
 // is an error, not a crash.
 //
@@ -35,6 +37,8 @@ static constexpr char kLaunchTag[8] = {'L', 'A', 'U', 'N', 'C', 'H', '1', '\0'};
 /// Starts the optional section of tensor map arguments, after the argument
 /// sizes.
 static constexpr char kTensorMapTag[8] = {'T', 'M', 'A', 'P', 'S', '1', '\0', '\0'};
+/// Starts the optional host library, the last section.
+static constexpr char kHostLibraryTag[8] = {'H', 'O', 'S', 'T', 'L', 'I', 'B', '1'};
 
 std::vector<std::string> KernelArtifact::getSharedLibraries() const {
   std::vector<std::string> Libs;
@@ -46,6 +50,14 @@ std::vector<std::string> KernelArtifact::getSharedLibraries() const {
   for (llvm::StringRef L : Lines)
     Libs.push_back(L.trim().str());
   return Libs;
+}
+
+std::vector<const std::string *> KernelArtifact::getHostLinkedObjects() const {
+  if (HostObject.empty())
+    return {};
+  if (DeviceFmt == DeviceFormat::Object && !DeviceCode.empty())
+    return {&HostObject, &DeviceCode};
+  return {&HostObject};
 }
 
 const ArtifactEntry *KernelArtifact::findEntry(llvm::StringRef Name) const {
@@ -247,6 +259,10 @@ std::string KernelArtifact::serialize() const {
           W.u64(M.L2Promotion);
         }
       });
+  if (!HostLibrary.empty()) {
+    W.Out.append(kHostLibraryTag, sizeof(kHostLibraryTag));
+    W.str(HostLibrary);
+  }
   return W.Out;
 }
 
@@ -413,6 +429,11 @@ llvm::Expected<KernelArtifact> KernelArtifact::deserialize(llvm::StringRef Bytes
     return std::move(Err);
   if (llvm::Error Err = R.section(kTensorMapTag, A, ReadTensorMaps))
     return std::move(Err);
+  if (R.Buf.starts_with(llvm::StringRef(kHostLibraryTag, sizeof(kHostLibraryTag)))) {
+    R.Buf = R.Buf.drop_front(sizeof(kHostLibraryTag));
+    if (!R.str(A.HostLibrary) || A.HostLibrary.empty())
+      return Corrupt("truncated host library");
+  }
   if (!R.Buf.empty())
     return Corrupt(llvm::Twine(R.Buf.size()) + " trailing bytes");
   return A;

@@ -1,8 +1,9 @@
 //===- OrcExecutor.cpp - The `orc` execution backend ----------------------===//
 //
 // Runs host and CPU device code in this process. Build -> Load: the
-// artifact's host and device objects are linked by an ORC LLJIT instance,
-// with the runtime's C ABI functions defined as absolute symbols. Launch:
+// artifact's host library is loaded with dlopen, or its host and device
+// objects are linked by an ORC LLJIT instance, with the runtime's C ABI
+// functions defined as absolute symbols (HostCode.h). Launch:
 // the grid's blocks are handed out to LLVM's thread pool, each worker
 // taking the next block index until none is left.
 //
@@ -13,10 +14,7 @@
 #include "DeviceArtifact.h"
 #include "HostMemoryExecutor.h"
 #include "tile/Exec/Executor.h"
-#include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -151,8 +149,7 @@ llvm::Error OrcLoaded::init() {
         llvm::Twine(getDeviceFormatInfo(Artifact.DeviceFmt).Name) + "'");
   if (Artifact.HostObject.empty())
     return llvm::createStringError("the artifact has no host object");
-  auto C = HostCode::create({&Artifact.HostObject, &Artifact.DeviceCode},
-                            Artifact.getSharedLibraries());
+  auto C = HostCode::load(Artifact);
   if (!C)
     return C.takeError();
   Code = std::move(*C);
@@ -202,10 +199,7 @@ OrcExecutor::load(const KernelArtifact &A) {
 
 llvm::Expected<std::unique_ptr<Executor>>
 tile::createOrcExecutor(const ExecutorOptions &Opts) {
-  static std::once_flag Once;
-  std::call_once(Once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
+  // LLVM's native target is registered by the load that links objects
+  // through ORC (HostCode::create), on the loading thread.
   return std::make_unique<OrcExecutor>(Opts);
 }

@@ -3,12 +3,15 @@
 // LLVM lowers conversions to and from half and bfloat to calls of
 // compiler-rt's helpers (__truncsfbf2, __extendhfsf2, ...) on CPUs without
 // the instructions. A JIT-linked object cannot rely on the process having
-// compiler-rt, so the orc backend defines these symbols itself. They round
+// compiler-rt, so the orc backend defines these symbols itself (and a
+// linked host library maps them to the exported tile_* names through
+// getRuntimeLibcallAliases). They round
 // to nearest even, as compiler-rt does (tile/Exec/HalfFloat.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "SoftFloat.h"
+#include "tile/Exec/Executor.h"
 #include "tile/Exec/HalfFloat.h"
 #include <cmath>
 #include <cstdint>
@@ -108,12 +111,32 @@ __bf16 tile_truncdfbf2(double D) { return fromBits<__bf16>(floatToBFloat(float(D
 
 } // namespace
 
+namespace {
+struct SoftFloatHelper {
+  RuntimeLibcallAlias Alias;
+  void *Address;
+};
+} // namespace
+
+static const SoftFloatHelper Helpers[] = {
+    {{"__truncsfhf2", "tile_truncsfhf2"}, reinterpret_cast<void *>(&tile_truncsfhf2)},
+    {{"__truncdfhf2", "tile_truncdfhf2"}, reinterpret_cast<void *>(&tile_truncdfhf2)},
+    {{"__extendhfsf2", "tile_extendhfsf2"}, reinterpret_cast<void *>(&tile_extendhfsf2)},
+    {{"__gnu_h2f_ieee", "tile_extendhfsf2"}, reinterpret_cast<void *>(&tile_extendhfsf2)},
+    {{"__gnu_f2h_ieee", "tile_truncsfhf2"}, reinterpret_cast<void *>(&tile_truncsfhf2)},
+    {{"__truncsfbf2", "tile_truncsfbf2"}, reinterpret_cast<void *>(&tile_truncsfbf2)},
+    {{"__truncdfbf2", "tile_truncdfbf2"}, reinterpret_cast<void *>(&tile_truncdfbf2)}};
+
 std::vector<std::pair<const char *, void *>> tile::getSoftFloatHelpers() {
-  return {{"__truncsfhf2", reinterpret_cast<void *>(&tile_truncsfhf2)},
-          {"__truncdfhf2", reinterpret_cast<void *>(&tile_truncdfhf2)},
-          {"__extendhfsf2", reinterpret_cast<void *>(&tile_extendhfsf2)},
-          {"__gnu_h2f_ieee", reinterpret_cast<void *>(&tile_extendhfsf2)},
-          {"__gnu_f2h_ieee", reinterpret_cast<void *>(&tile_truncsfhf2)},
-          {"__truncsfbf2", reinterpret_cast<void *>(&tile_truncsfbf2)},
-          {"__truncdfbf2", reinterpret_cast<void *>(&tile_truncdfbf2)}};
+  std::vector<std::pair<const char *, void *>> R;
+  for (const SoftFloatHelper &H : Helpers)
+    R.push_back({H.Alias.Callee, H.Address});
+  return R;
+}
+
+std::vector<RuntimeLibcallAlias> tile::getRuntimeLibcallAliases() {
+  std::vector<RuntimeLibcallAlias> R;
+  for (const SoftFloatHelper &H : Helpers)
+    R.push_back(H.Alias);
+  return R;
 }

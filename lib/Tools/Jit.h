@@ -19,6 +19,7 @@
 
 #include "tile/Driver/CompileModule.h"
 #include "tile/Driver/HostTensor.h"
+#include "tile/Driver/KernelCache.h"
 #include "tile/Driver/Reference.h"
 #include "tile/Exec/Executor.h"
 #include "tile/IR/IR.h"
@@ -147,6 +148,9 @@ private:
   /// The kernel cache's directory (tuning records in its `tuning` folder)
   /// and what the cache did, for --print-compile-time.
   std::string CacheDir, CacheSummary;
+  /// A compiled entry's link and publication, overlapping the load and the
+  /// first run; waited for before anything is timed.
+  CachePublication Publishing;
   std::optional<KernelArtifact> Artifact;
   std::unique_ptr<Executor> Ex;
   std::unique_ptr<LoadedArtifact> Loaded;

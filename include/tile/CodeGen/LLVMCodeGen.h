@@ -325,6 +325,31 @@ runExternalTool(llvm::StringRef Program, llvm::ArrayRef<llvm::StringRef> Flags,
                 llvm::StringRef Input, llvm::StringRef InExt,
                 llvm::StringRef OutExt);
 
+/// One input file of an external tool: its contents and extension.
+struct ExternalToolInput {
+  llvm::StringRef Data;
+  llvm::StringRef Ext;
+};
+/// runExternalTool with several inputs, passed in order after \p Flags.
+llvm::Expected<ExternalToolRun>
+runExternalTool(llvm::StringRef Program, llvm::ArrayRef<llvm::StringRef> Flags,
+                llvm::ArrayRef<ExternalToolInput> Inputs,
+                llvm::StringRef OutExt);
+
+/// ld.lld of LLVM 22 (HSA code objects need it; /usr/bin/ld.lld may be an
+/// older lld): $TILE_LD_LLD, ld.lld-22 on the PATH, LLVM 22's own; nothing
+/// when none is there.
+std::optional<std::string> findLinker();
+
+/// Links \p A's getHostLinkedObjects() into a shared object for this host
+/// with \p Linker (findLinker()) and keeps it in A.HostLibrary, recording
+/// the linker among A's external programs. The compiler-rt helpers the
+/// objects call are bound to libTileExec's definitions
+/// (getRuntimeLibcallAliases) inside the library; the runtime ABI
+/// functions resolve when it is loaded. An error says why it could not be
+/// linked; \p A is then unchanged.
+llvm::Error linkHostLibrary(KernelArtifact &A, llvm::StringRef Linker);
+
 } // namespace tile
 
 #endif // TILE_CODEGEN_LLVMCODEGEN_H

@@ -16,7 +16,10 @@
 // rename) with a BLAKE3 checksum of their contents: a truncated or
 // corrupted entry is reported, removed and rebuilt, never loaded. One
 // process compiles a cold key while the others wait on its lock file
-// (llvm::LockFileManager) and then load its entry. A directory that
+// (llvm::LockFileManager) and then load its entry. An entry's host code
+// is stored linked into a shared object (KernelArtifact::HostLibrary),
+// which a hit loads with dlopen rather than linking objects through ORC.
+// A directory that
 // cannot be written degrades to compiling without the cache, with a
 // warning.
 //
@@ -33,6 +36,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace tile {
 
@@ -44,6 +48,37 @@ enum class CacheOutcome {
   Rebuilt,  ///< the entry was corrupted, truncated or stale: compiled again
 };
 llvm::StringRef getCacheOutcomeName(CacheOutcome O);
+
+class KernelCache;
+
+/// The publication of an entry on a thread of its own, so that its
+/// link (an ld.lld process, tens of milliseconds) overlaps the load and
+/// the run of the kernel; the entry's lock is held until it is stored.
+/// wait() (or the destructor) joins it and prints its warnings.
+class CachePublication {
+public:
+  CachePublication() = default;
+  CachePublication(const CachePublication &) = delete;
+  ~CachePublication();
+  void wait();
+
+private:
+  friend class KernelCache;
+  std::thread Worker;
+  std::string Log;
+  llvm::raw_ostream *Warnings = nullptr;
+};
+
+/// How KernelCache::getOrCompile publishes what it compiled.
+struct CachePublishOptions {
+  /// ld.lld, to store the host code linked into a host library
+  /// (KernelArtifact::HostLibrary); empty: as objects.
+  std::string Linker;
+  /// Publishes on this CachePublication's thread; null: before returning.
+  CachePublication *Background = nullptr;
+  /// How long to wait for another process compiling the same key.
+  unsigned WaitSeconds = 300;
+};
 
 class KernelCache {
 public:
@@ -87,14 +122,19 @@ public:
   /// directory, then renamed over the entry. A failure is a warning.
   void store(llvm::StringRef Key, const KernelArtifact &A);
 
-  /// The artifact under \p Key: loaded, or made by \p Compile and stored.
-  /// While one process compiles a key, others wait for it (at most
-  /// \p WaitSeconds) and load its entry. Compile errors are returned and
-  /// nothing is stored.
+  /// The artifact under \p Key: loaded, or made by \p Compile and
+  /// published (publish()) as \p PO says. While one process compiles a
+  /// key, others wait for it and load its entry. Compile errors are
+  /// returned and nothing is stored.
   llvm::Expected<KernelArtifact>
   getOrCompile(llvm::StringRef Key,
                llvm::function_ref<llvm::Expected<KernelArtifact>()> Compile,
-               CacheOutcome &Outcome, unsigned WaitSeconds = 300);
+               CacheOutcome &Outcome, const CachePublishOptions &PO = {});
+
+  /// Links \p A's host code into a host library with \p Linker (when
+  /// given and \p A has host code; a failure is a warning, and the entry
+  /// keeps its objects), then store()s it.
+  void publish(llvm::StringRef Key, KernelArtifact A, llvm::StringRef Linker);
 
   /// The path of \p Key's entry.
   std::string getEntryPath(llvm::StringRef Key) const;
@@ -104,7 +144,7 @@ private:
 
   std::string Dir;
   std::string Tool;
-  llvm::raw_ostream &Warnings;
+  llvm::raw_ostream *Warnings;
   bool Enabled = false;
 };
 
@@ -127,14 +167,18 @@ struct KernelCacheOptions {
 };
 
 /// compileModule through the cache: \p M (verified, specialized) is
-/// compiled only on a miss. The lookup's time is the "kernel cache" stage
-/// of \p Timings; \p Summary receives "kernel cache: hit (<entry>)" (or
-/// miss, rebuilt, disabled). Warnings go to \p Warnings.
+/// compiled only on a miss, and then published with its host code linked
+/// into a host library where an ld.lld is found (else a missed remark,
+/// `kernel-cache`, says why not): on \p Background's thread when given.
+/// The lookup's time is the "kernel cache" stage of \p Timings; \p Summary
+/// receives "kernel cache: hit (<entry>)" (or miss, rebuilt, disabled).
+/// Warnings go to \p Warnings.
 llvm::Expected<KernelArtifact>
 compileModuleCached(const TargetRegistry &Registry, const BackendContext &Ctx,
                     Module &M, DiagnosticEngine &Diag, CompileTimings &Timings,
                     const KernelCacheOptions &Opts, llvm::raw_ostream &Warnings,
-                    std::string &Summary);
+                    std::string &Summary,
+                    CachePublication *Background = nullptr);
 
 } // namespace tile
 

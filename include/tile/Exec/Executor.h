@@ -19,6 +19,7 @@
 #include "tile/Exec/RuntimeABI.h"
 #include "llvm/Support/Error.h"
 #include <memory>
+#include <vector>
 
 namespace tile {
 
@@ -195,6 +196,17 @@ std::string formatRuntimeMessage(llvm::StringRef Msg, int64_t Expected,
 /// The name of a packed DLPack dtype (code | bits << 8 | lanes << 16), e.g.
 /// "f32", "bf16", "i8x4", or "code 9 bits 8" for unknown codes.
 std::string getDLPackDTypeName(uint32_t Packed);
+
+/// A function that generated code calls by the name LLVM gives it
+/// (compiler-rt's half and bfloat conversions, which a process need not
+/// have) and that libTileExec exports, with the same signature, under a
+/// name of its own.
+struct RuntimeLibcallAlias {
+  const char *Callee;
+  const char *Definition;
+};
+/// Every such function: what a linker of host code maps the callees to.
+std::vector<RuntimeLibcallAlias> getRuntimeLibcallAliases();
 
 } // namespace tile
 

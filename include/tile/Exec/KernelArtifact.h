@@ -153,6 +153,13 @@ public:
   /// Host code: a relocatable object for the host CPU, and its LLVM IR.
   std::string HostObject;
   std::string HostIR;
+  /// The host code linked into a shared object for this host (ELF), with
+  /// the device code too where getHostLinkedObjects() says so; empty when
+  /// not linked. Executors load it with the system's dynamic loader, in
+  /// place of linking the relocatable objects in this process through ORC
+  /// (about 3 ms for a GEMM on the AMD EPYC of docs/Performance.md, 0.6
+  /// through dlopen); the kernel cache links it for the entries it stores.
+  std::string HostLibrary;
 
   /// The device architecture DeviceCode was compiled for, where it is
   /// for one (`sm_90a` for a cubin); empty otherwise. An executor whose
@@ -183,6 +190,10 @@ public:
   llvm::Error missingEntry(llvm::StringRef Name) const;
   /// The libraries of kSharedLibrariesNote.
   std::vector<std::string> getSharedLibraries() const;
+  /// The relocatable objects that run in this process, in link order: the
+  /// host object, then the device code where it is an object for this CPU
+  /// (DeviceFormat::Object). Empty without host code.
+  std::vector<const std::string *> getHostLinkedObjects() const;
 
   /// Serialises to a self-contained file / reads one back. Reading checks
   /// the magic, version and every length, and reports a corrupt file.

@@ -187,12 +187,6 @@ public:
 
 std::once_flag InitOnce;
 
-/// ld.lld of LLVM 22 (the code objects need it; /usr/bin/ld.lld may be an
-/// older lld): $TILE_LD_LLD, ld.lld-22 on the PATH, LLVM 22's own.
-std::optional<std::string> findLinker() {
-  return findExternalTool("TILE_LD_LLD", "ld.lld-22", "/usr/lib/llvm-22/bin/ld.lld");
-}
-
 /// ld.lld -shared: relocatable AMDGPU object -> HSA code object.
 llvm::Expected<std::string> link(llvm::StringRef Linker, llvm::StringRef Object) {
   llvm::Expected<ExternalToolRun> Run =
