@@ -360,6 +360,29 @@ private:
   }
 
   using IdxFn = std::function<ExprPtr()>;
+  using TileFn = std::function<void(Stmts &, IdxFn BlockRow, IdxFn Row0, IdxFn BlockCol,
+                                    IdxFn Col0, int64_t TM, int64_t TN)>;
+
+  /// Calls \p Tile for each MR x NR block of an M x N result (the last row
+  /// and column blocks smaller where MR, NR do not divide M, N). Column
+  /// panels outside, row blocks inside: one panel of B stays in L1 while
+  /// the row blocks of A go by.
+  void forEachTile(Stmts &Out, int64_t M, int64_t N, int64_t MR, int64_t NR,
+                   const TileFn &Tile) {
+    auto Const = [](int64_t V) -> IdxFn { return [V] { return ex::intLit(V); }; };
+    auto Rows = [&](Stmts &S, IdxFn BlockCol, IdxFn Col0, int64_t TN) {
+      forBlocks(S, "ib", M / MR, MR, [&](Stmts &S2, IdxFn BlockRow, IdxFn Row0) {
+        Tile(S2, BlockRow, Row0, BlockCol, Col0, MR, TN);
+      });
+      if (M % MR)
+        Tile(S, Const(M / MR), Const(M / MR * MR), BlockCol, Col0, M % MR, TN);
+    };
+    forBlocks(Out, "jb", N / NR, NR, [&](Stmts &S, IdxFn BlockCol, IdxFn Col0) {
+      Rows(S, BlockCol, Col0, NR);
+    });
+    if (N % NR)
+      Rows(Out, Const(N / NR), Const(N / NR * NR), N % NR);
+  }
 
   /// Runs \p Body for `Count` blocks of `Size`: no loop for one block, a
   /// serial loop otherwise. Body receives the block's number and its first
@@ -482,21 +505,7 @@ private:
       append(S, Plan.prefetches(*Slot));
       append(S, microKernel(C, LoadA, LoadB, Row0, Col0, TM, TN, K, Acc, Clear));
     };
-    auto Const = [](int64_t V) -> IdxFn { return [V] { return ex::intLit(V); }; };
-    // Column panels outside, row blocks inside: one panel of B stays in
-    // L1 while the row blocks of A go by.
-    auto Rows = [&](Stmts &S, IdxFn BlockCol, IdxFn Col0, int64_t TN) {
-      forBlocks(S, "ib", M / MR, MR, [&](Stmts &S2, IdxFn BlockRow, IdxFn Row0) {
-        Tile(S2, BlockRow, Row0, BlockCol, Col0, MR, TN);
-      });
-      if (M % MR)
-        Tile(S, Const(M / MR), Const(M / MR * MR), BlockCol, Col0, M % MR, TN);
-    };
-    forBlocks(Out, "jb", N / NR, NR, [&](Stmts &S, IdxFn BlockCol, IdxFn Col0) {
-      Rows(S, BlockCol, Col0, NR);
-    });
-    if (N % NR)
-      Rows(Out, Const(N / NR), Const(N / NR * NR), N % NR);
+    forEachTile(Out, M, N, MR, NR, Tile);
     return Out;
   }
 
@@ -691,19 +700,7 @@ private:
       append(S, Plan.prefetches(*Slot));
       append(S, dotKernel(C, PairA, Bp, Row0, Col0, TM, TN, Kp, Clear));
     };
-    auto Const = [](int64_t V) -> IdxFn { return [V] { return ex::intLit(V); }; };
-    auto Rows = [&](Stmts &S, IdxFn BlockCol, IdxFn Col0, int64_t TN) {
-      forBlocks(S, "ib", M / MR, MR, [&](Stmts &S2, IdxFn BlockRow, IdxFn Row0) {
-        Tile(S2, BlockRow, Row0, BlockCol, Col0, MR, TN);
-      });
-      if (M % MR)
-        Tile(S, Const(M / MR), Const(M / MR * MR), BlockCol, Col0, M % MR, TN);
-    };
-    forBlocks(Out, "jb", N / NR, NR, [&](Stmts &S, IdxFn BlockCol, IdxFn Col0) {
-      Rows(S, BlockCol, Col0, NR);
-    });
-    if (N % NR)
-      Rows(Out, Const(N / NR), Const(N / NR * NR), N % NR);
+    forEachTile(Out, M, N, MR, NR, Tile);
     return Out;
   }
 
