@@ -176,3 +176,24 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
   ];
   let Constructor = "createWGMMAFragmentsPass";
 }
+
+def MMAFragments : Pass<CUDAPasses, "cuda-mma-fragments"> {
+  let Summary = "Lower gemm chains whose fragments share the mma.sync accumulator layout (FlashAttention) to mma.sync";
+  let Description = [{
+    The sm_80 form of hopper-wgmma-fragments (one implementation,
+    WGMMAFragments.cpp), run after cuda-lower-gemm-mma on the gemms it
+    leaves. The wgmma accumulator layout of a warpgroup's 64-row slice is,
+    per warp, the mma.sync m16n8k16 accumulator layout of its 16 rows (n8
+    tile j: locals 4j .. 4j + 3), and of a 16-bit fragment the A operand of
+    its k-steps, so the same kernels qualify and keep every fragment in
+    those registers: gemms become per-warp cuda.mma_sync with the shared
+    operands read by ldmatrix.x4 (.trans for MN-major tiles) from the same
+    swizzled stored tiles, an A fragment used in place; parallel loops,
+    row reductions and copies are lowered as on Hopper; the tiles are
+    filled by cp.async (rings in pipelined loops, no producer warpgroup, no
+    proxy fences, no rotation: mma.sync is synchronous). Kernels that do
+    not qualify are left to the SIMT path; a missed remark
+    (-pass-remarks-missed=cuda-mma-fragments) says why.
+  }];
+  let Constructor = "createMMAFragmentsPass";
+}

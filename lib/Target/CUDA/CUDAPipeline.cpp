@@ -4,7 +4,9 @@
 // raster_swizzle first take their blocks in panels (tile-rasterize-grid,
 // in one grid dimension: x takes up to 2^31 - 1 blocks, y only 65535).
 // Tensor-core gemm next (cuda-lower-gemm-mma: mma.sync with ldmatrix, accumulators in
-// registers, pipelined copies as multi-stage cp.async), then the shared
+// registers, pipelined copies as multi-stage cp.async; cuda-mma-fragments
+// for the gemm chains it leaves, such as FlashAttention, on the Hopper
+// pass's register layouts), then the shared
 // SIMT path for what it leaves: pipelined loops in order, fragments of
 // memory-bound kernels kept in registers (cuda-register-fragments: 16-byte
 // copies, warp-shuffle reductions), remaining tile ops to element loops,
@@ -28,6 +30,7 @@ void buildCUDAPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createRasterizeGridPass());
   PM.addPass(createInferLayoutsPass());
   PM.addPass(createLowerGemmToMMAPass());
+  PM.addPass(createMMAFragmentsPass());
   appendSIMTPasses(PM);
 }
 

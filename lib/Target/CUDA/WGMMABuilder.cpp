@@ -432,6 +432,128 @@ WGMMABuilder::Stmts WGMMABuilder::wgmmaGemm(const WgmmaShape &S, const SharedTil
   return L;
 }
 
+ExprPtr WGMMABuilder::storedElement(Stmts &Out, const SharedTile &O, ExprPtr Row,
+                                    ExprPtr Col, const Expr *Stage) {
+  int64_t E = getDTypeBits(O.Tile->getDType()) / 8, W = O.Swizzle;
+  // byte(r, c) = (c*E / W) * Rows*W + r*W + (c*E % W), then the chunk
+  // swizzle phys = byte ^ (((byte >> 7) & (W/16 - 1)) << 4) (WGMMALayout.h);
+  // stages are whole multiples of 1024 bytes, which the swizzle leaves be.
+  Value *Byte = let(Out, "byte",
+                    add(add(mul(div(mul(Col->clone(), E), W), O.Rows * W),
+                            mul(std::move(Row), W)),
+                        rem(mul(std::move(Col), E), W)));
+  ExprPtr Phys = ex::binary(BinaryOp::Xor, ref(Byte),
+                            mul(rem(div(ref(Byte), 128), W / ChunkBytes), ChunkBytes));
+  if (Stage)
+    Phys = add(mul(Stage->clone(), O.StageBytes), std::move(Phys));
+  return div(std::move(Phys), E);
+}
+
+WGMMABuilder::Stmts WGMMABuilder::mmaSyncGemm(const WgmmaShape &S, const SharedTile *A,
+                                              BufferValue *ARegs, int64_t ARegsCols,
+                                              const SharedTile &B, BufferValue *C,
+                                              Value *WG, const Expr *AStage,
+                                              const Expr *BStage, bool ZeroFirst,
+                                              llvm::SMLoc Loc) {
+  constexpr int64_t MmaN = 8, WarpSize = 32;
+  int64_t Tiles = S.NI * S.NInst / MmaN, PerInst = S.NInst / MmaN;
+  assert(PerInst % 2 == 0 && "mma.sync B operands come in pairs of n8 tiles");
+  Stmts L;
+  if (ZeroFirst)
+    L.push_back(unroll("e", S.MT * Tiles * 4, [&](Value *E) {
+      Stmts Z;
+      std::vector<ExprPtr> Idx;
+      Idx.push_back(ref(E));
+      Z.push_back(std::make_unique<StoreStmt>(C, std::move(Idx), ex::zero(DType::F32)));
+      return Z;
+    }));
+  Value *Lane = let(L, "lane", rem(ref(Tid), WarpSize));
+  Value *Quad = let(L, "quarter", div(ref(Lane), 8));
+  Value *Warp = let(L, "wq", div(rem(ref(Tid), WarpgroupSize), WarpSize));
+  BufferValue *AF = nullptr, *BF = nullptr;
+  if (A)
+    L.push_back(allocLocal("a_frag", S.Ty, 8, AF));
+  L.push_back(allocLocal("b_frag", S.Ty, 8, BF));
+  // ldmatrix.x4 of four 8x8 matrices, thread l giving row l % 8 of matrix
+  // l / 8 at (Row, Col) of the stored tile.
+  auto Ldmatrix = [&](Stmts &Into, const SharedTile &O, ExprPtr Row, ExprPtr Col,
+                      const Expr *Stage, bool Trans, BufferValue *Dst) {
+    ExprPtr Idx = storedElement(Into, O, std::move(Row), std::move(Col), Stage);
+    std::vector<ExprPtr> SrcIdx, DstIdx;
+    SrcIdx.push_back(std::move(Idx));
+    DstIdx.push_back(lit(0));
+    std::vector<OpOperand> Operands;
+    Operands.push_back(regionOperand(O.Tile, std::move(SrcIdx)));
+    Operands.push_back(regionOperand(Dst, std::move(DstIdx), {8}));
+    AttributeList Attrs;
+    Attrs.set("num", Attribute::getIdent("x4"));
+    if (Trans)
+      Attrs.set("trans", Attribute::getBool(true));
+    Into.push_back(op("cuda.ldmatrix", std::move(Operands), std::move(Attrs), Loc));
+  };
+  L.push_back(unroll("kk", S.BK / InstK, [&](Value *KK) {
+    Stmts KL;
+    KL.push_back(unroll("mt", S.MT, [&](Value *MT) {
+      Stmts ML;
+      // The warp's 16 rows of slice mt.
+      Value *Row0 = let(ML, "row0", add(mul(add(mul(ref(WG), S.MT), ref(MT)), InstM),
+                                        mul(ref(Warp), 16)));
+      if (A) {
+        // a[0..7] = rows 0-7 / 8-15 at k 0-7, then at k 8-15.
+        if (!A->MNMajor)
+          Ldmatrix(ML, *A, add(add(ref(Row0), rem(ref(Lane), 8)), mul(rem(ref(Quad), 2), 8)),
+                   add(mul(ref(KK), InstK), mul(div(ref(Quad), 2), 8)), AStage, false, AF);
+        else
+          Ldmatrix(ML, *A, add(add(mul(ref(KK), InstK), rem(ref(Lane), 8)),
+                               mul(div(ref(Quad), 2), 8)),
+                   add(ref(Row0), mul(rem(ref(Quad), 2), 8)), AStage, true, AF);
+      }
+      ML.push_back(unroll("np", Tiles / 2, [&](Value *NP) {
+        Stmts NL;
+        // b[0..3] of n8 tile 2np, b[4..7] of tile 2np + 1: k 0-7 and 8-15
+        // of each.
+        if (!B.MNMajor)
+          Ldmatrix(NL, B, add(add(mul(ref(NP), 16), rem(ref(Lane), 8)),
+                              mul(div(ref(Quad), 2), 8)),
+                   add(mul(ref(KK), InstK), mul(rem(ref(Quad), 2), 8)), BStage, false, BF);
+        else
+          Ldmatrix(NL, B, add(add(mul(ref(KK), InstK), rem(ref(Lane), 8)),
+                              mul(rem(ref(Quad), 2), 8)),
+                   add(mul(ref(NP), 16), mul(div(ref(Quad), 2), 8)), BStage, true, BF);
+        NL.push_back(unroll("h", 2, [&](Value *H) {
+          Stmts HL;
+          // n8 tile j = 2np + h: instruction j / PerInst of the slice, its
+          // accumulators 4 (j % PerInst) .. + 3.
+          ExprPtr J = add(mul(ref(NP), 2), ref(H));
+          std::vector<ExprPtr> AIdx, BIdx, CIdx;
+          std::vector<OpOperand> Operands;
+          if (A) {
+            AIdx.push_back(lit(0));
+            Operands.push_back(regionOperand(AF, std::move(AIdx), {8}));
+          } else {
+            // k-step kk of slice mt: locals mt*K/2 + 8kk .. + 7, which are
+            // a[0..7] of the m16n8k16 A operand (WGMMABuilder.h).
+            AIdx.push_back(add(mul(ref(MT), ARegsCols / 2), mul(ref(KK), 8)));
+            Operands.push_back(regionOperand(ARegs, std::move(AIdx), {8}));
+          }
+          BIdx.push_back(mul(ref(H), 4));
+          Operands.push_back(regionOperand(BF, std::move(BIdx), {4}));
+          CIdx.push_back(add(mul(add(mul(ref(MT), S.NI), div(J->clone(), PerInst)),
+                                 S.NInst / 2),
+                             mul(rem(J->clone(), PerInst), 4)));
+          Operands.push_back(regionOperand(C, std::move(CIdx), {4}));
+          HL.push_back(op("cuda.mma_sync", std::move(Operands), AttributeList(), Loc));
+          return HL;
+        }));
+        return NL;
+      }));
+      return ML;
+    }));
+    return KL;
+  }));
+  return L;
+}
+
 WGMMABuilder::Stmts WGMMABuilder::lowerFill(const OpStmt &Op, BufferValue *Frag, int64_t Elems) {
   DType Ty = Frag->getDType();
   ExprPtr V = Op.getName() == "fill"

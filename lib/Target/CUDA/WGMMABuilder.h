@@ -7,6 +7,10 @@
 // the wgmma instructions of one gemm, and the accumulator-layout clears
 // and copies out. WGMMALayout.h holds the layouts themselves.
 //
+// Both instruction families: wgmma (sm_90a) and the per-warp mma.sync
+// m16n8k16 (sm_80), whose accumulator and A operand layouts are the row
+// layout's per warp.
+//
 // Row layout. Every register fragment these passes keep is [R, C] (or [R])
 // with R = 64 * WG * MT for WG warpgroups: warpgroup g owns the 64-row
 // slices g*MT .. g*MT + MT - 1, and within a slice thread t (warp w of its
@@ -133,6 +137,27 @@ protected:
                   int64_t ARegsCols, const SharedTile &B, BufferValue *C,
                   Value *WG, const Expr *AStage, const Expr *BStage,
                   bool ZeroFirst, llvm::SMLoc Loc);
+
+  /// The same gemm as per-warp mma.sync m16n8k16 (sm_80): warp q of
+  /// warpgroup \p WG computes the 16 rows 16q .. 16q + 15 of each of its
+  /// slices, which in the row layout are exactly the accumulators of its
+  /// n8 tiles (tile j: locals 4j .. 4j + 3 of the slice) and, for a 16-bit
+  /// fragment A in registers, the A operands of its k-steps (locals
+  /// 8kk .. 8kk + 7). Shared operands are read with ldmatrix.x4 (.trans
+  /// for MN-major tiles) from the same swizzled stored layouts, two n8
+  /// tiles of B at a time (N per instruction a multiple of 16). With
+  /// \p ZeroFirst the accumulator is zeroed first.
+  Stmts mmaSyncGemm(const WgmmaShape &S, const SharedTile *A, BufferValue *ARegs,
+                    int64_t ARegsCols, const SharedTile &B, BufferValue *C,
+                    Value *WG, const Expr *AStage, const Expr *BStage,
+                    bool ZeroFirst, llvm::SMLoc Loc);
+
+  /// The element index in the 1-D ring of \p O of element (\p Row,
+  /// \p Col) of its stored [Rows, Contig] shape (\p Col a whole 16-byte
+  /// chunk), at stage \p Stage (null: a single buffer); the lets it needs
+  /// go to \p Out.
+  ExprPtr storedElement(Stmts &Out, const SharedTile &O, ExprPtr Row, ExprPtr Col,
+                        const Expr *Stage);
 
   /// Every thread sets its \p Elems locals of \p Frag to \p Op's value
   /// (clear or fill) converted to \p Frag's dtype.

@@ -122,6 +122,9 @@ struct FragmentLoweringOptions {
   bool WarpSpecialize;
   bool Overlap;
   bool PingPong;
+  /// The sm_80 form (cuda-mma-fragments): per-warp mma.sync on the same
+  /// layouts, cp.async rings only.
+  bool MMA;
 };
 
 class FragmentLowering : public WGMMABuilder {
@@ -139,18 +142,35 @@ public:
     if (!analyze(Why)) {
       if (!Why.empty())
         Remarks.missed(WhyLoc.isValid() ? WhyLoc : K.getLoc(),
-                       "kernel's fragments not lowered to wgmma: " + Why);
+                       "kernel's fragments not lowered to " + instr() + ": " + Why);
       return true;
     }
-    if (!Ops.lookup("cuda.wgmma_mma_rs")) {
-      Diag.error(K.getLoc(), "hopper-wgmma-fragments needs the cuda dialect, "
-                             "which is not registered");
+    if (!Ops.lookup(Opts.MMA ? "cuda.mma_sync" : "cuda.wgmma_mma_rs")) {
+      Diag.error(K.getLoc(), std::string(Opts.MMA ? "cuda-mma-fragments"
+                                                  : "hopper-wgmma-fragments") +
+                                 " needs the cuda dialect, which is not registered");
       return false;
     }
     if (!K.getThreadIndex())
       K.setThreadIndex(std::make_unique<Value>(
           Value::Kind::ThreadIdx, Names.fresh("tx"), DType::I32, llvm::SMLoc()));
     Tid = K.getThreadIndex();
+    for (const OpStmt *Op : GemmList) {
+      const GemmInfo &G = GemmOf[Op];
+      int64_t N = G.Shape.NInst * G.Shape.NI;
+      std::string Shape = std::to_string(Rows) + "x" + std::to_string(N) + "x" +
+                          std::to_string(G.Shape.BK);
+      std::string From = G.ARegs ? "A from registers" : "A from shared memory";
+      if (Opts.MMA)
+        Remarks.passed(Op->getLoc(),
+                       "gemm " + Shape + " lowered to mma.sync m16n8k16 on the "
+                       "accumulator layout, each warp 16 rows of every 64-row "
+                       "slice (" + From + ")");
+      else
+        Remarks.passed(Op->getLoc(), "gemm " + Shape + " lowered to wgmma m64n" +
+                                         std::to_string(G.Shape.NInst) +
+                                         "k16 on the accumulator layout (" + From + ")");
+    }
     if (WS)
       rewriteWarpSpecialized();
     else
@@ -161,6 +181,15 @@ public:
 
 private:
   //===--- Analysis -------------------------------------------------------===//
+
+  std::string instr() const { return Opts.MMA ? "mma.sync" : "wgmma"; }
+
+  /// The fence that makes cp.async writes visible to wgmma's async proxy
+  /// (none for mma.sync, whose ldmatrix reads in the generic proxy).
+  void fenceProxy(Stmts &L) {
+    if (!Opts.MMA)
+      L.push_back(op("cuda.fence_proxy_async"));
+  }
 
   bool fail(std::string &Why, std::string Msg, llvm::SMLoc Loc = {}) {
     Why = std::move(Msg);
@@ -246,6 +275,7 @@ private:
     for (OpStmt *G : Gemms)
       if (!planGemm(*G, Why))
         return false;
+    GemmList = Gemms;
     if (!classifyBlock(K.getBodyMutable(), nullptr, true, Why))
       return false;
     if (!checkTiles(Why))
@@ -291,7 +321,7 @@ private:
   void planWarpSpecialize() {
     if (!Ring.Loop || Ring.Stages < 2 || HadThreadIndex || Threads / WarpgroupSize > 3)
       return;
-    if (!Opts.WarpSpecialize)
+    if (!Opts.WarpSpecialize || Opts.MMA)
       return;
     bool AtTop = false;
     for (StmtPtr &S : K.getBodyMutable().Stmts) {
@@ -331,7 +361,7 @@ private:
   void planRotation() {
     if (!Ring.Loop || Ring.Stages < 2)
       return;
-    if (!Opts.Overlap)
+    if (!Opts.Overlap || Opts.MMA)
       return;
     std::vector<StmtPtr> &Body = Ring.Loop->getBodyMutable().Stmts;
     auto *Last = dyn_cast<OpStmt>(Body.back().get());
@@ -422,7 +452,7 @@ private:
     bool TB = Op.getAttrOrDefault("transpose_b").getBool();
     DType DA = A.Buf->getDType(), DB = B.Buf->getDType(), DC = C.Buf->getDType();
     if (DA != DB || (DA != DType::F16 && DA != DType::BF16) || DC != DType::F32)
-      return fail(Why, "wgmma here takes f16 or bf16 A and B with an f32 "
+      return fail(Why, instr() + " here takes f16 or bf16 A and B with an f32 "
                        "accumulator, not " + getDTypeName(DA).str() + " x " +
                            getDTypeName(DB).str() + " -> " + getDTypeName(DC).str(),
                   Loc);
@@ -482,6 +512,13 @@ private:
     int64_t E = getDTypeBits(DA) / 8;
     if (BL.MNMajor && (G.Shape.NInst * E) % BL.Swizzle != 0)
       return fail(Why, "N per instruction does not cover whole swizzle blocks of B",
+                  Loc);
+    // mma.sync reads B with ldmatrix.x4 two n8 tiles at a time.
+    if (Opts.MMA && G.Shape.NInst % 16 != 0)
+      return fail(Why, "the accumulator " + name(C.Buf) + " has " +
+                           std::to_string(FC->Cols) +
+                           " columns, not a multiple of 16 (ldmatrix.x4 reads B two "
+                           "n8 tiles at a time)",
                   Loc);
     GemmOf[&Op] = G;
     return true;
@@ -1080,14 +1117,14 @@ private:
           L.push_back(std::move(X));
       L.push_back(op("cuda.ldgsts_commit"));
       L.push_back(opPending("cuda.ldgsts_wait", 0));
-      L.push_back(op("cuda.fence_proxy_async"));
+      fenceProxy(L);
       Out.push_back(perThread(std::move(L)));
       Out.push_back(op("barrier"));
       return Out;
     }
     Stmts Wait;
     Wait.push_back(opPending("cuda.ldgsts_wait", (S - 1) * NT - int64_t(New.size())));
-    Wait.push_back(op("cuda.fence_proxy_async"));
+    fenceProxy(Wait);
     Out.push_back(perThread(std::move(Wait)));
     Out.push_back(op("barrier"));
     // Tile index t + S - 1 takes the stage of t - 1, which the gemms of the
@@ -1115,9 +1152,10 @@ private:
     ExprPtr AStage = StageFor(G.ARegs ? nullptr : G.A), BStage = StageFor(G.B);
     Stmts L;
     Value *WG = let(L, "wg", div(ref(Tid), WarpgroupSize));
-    for (StmtPtr &X : wgmmaGemm(G.Shape, A, G.ARegs ? G.A : nullptr,
-                                G.ARegs ? frag(G.A)->Cols : 0, Tiles[G.B].Layout, G.C,
-                                WG, AStage.get(), BStage.get(), G.Zero, Loc))
+    auto Gemm = Opts.MMA ? &FragmentLowering::mmaSyncGemm : &FragmentLowering::wgmmaGemm;
+    for (StmtPtr &X : (this->*Gemm)(G.Shape, A, G.ARegs ? G.A : nullptr,
+                                    G.ARegs ? frag(G.A)->Cols : 0, Tiles[G.B].Layout,
+                                    G.C, WG, AStage.get(), BStage.get(), G.Zero, Loc))
       L.push_back(std::move(X));
     return L;
   }
@@ -1131,7 +1169,7 @@ private:
     if (Waited)
       Out = waitTiles(G, *Waited);
     Stmts L = issueGemm(G, nullptr, Op.getLoc());
-    if (!Async) {
+    if (!Async && !Opts.MMA) {
       L.push_back(opPending("cuda.wgmma_wait", 0, G.C));
       if (WS && Waited)
         for (StmtPtr &X : releaseTiles(G, nullptr))
@@ -1511,7 +1549,7 @@ private:
     L = loadTile(T.Layout, Op, nullptr, nullptr, *Zero);
     L.push_back(op("cuda.ldgsts_commit"));
     L.push_back(opPending("cuda.ldgsts_wait", 0));
-    L.push_back(op("cuda.fence_proxy_async"));
+    fenceProxy(L);
     Stmts Out;
     Out.push_back(perThread(std::move(L)));
     Out.push_back(op("barrier"));
@@ -1581,7 +1619,7 @@ private:
         if (!WS) {
           Stmts Drain;
           Drain.push_back(opPending("cuda.ldgsts_wait", 0));
-          Drain.push_back(op("cuda.fence_proxy_async"));
+          fenceProxy(Drain);
           Lowered.push_back(perThread(std::move(Drain)));
           Lowered.push_back(op("barrier"));
         }
@@ -1658,6 +1696,8 @@ private:
   llvm::DenseMap<const BufferValue *, FragInfo> Frags;
   llvm::DenseMap<const BufferValue *, TileInfo> Tiles;
   llvm::DenseMap<const OpStmt *, GemmInfo> GemmOf;
+  /// The kernel's gemms in program order.
+  std::vector<OpStmt *> GemmList;
   llvm::DenseMap<const OpStmt *, ForStmt *> GemmLoop;
   llvm::DenseMap<const ForStmt *, int64_t> ParallelCols;
   /// Ifs whose branches are parallel loops over fragments.
@@ -1681,7 +1721,7 @@ private:
 
 class WGMMAFragmentsPass : public Pass {
 public:
-  using Pass::Pass;
+  WGMMAFragmentsPass(const PassInfo &Info, bool MMA) : Pass(Info), MMA(MMA) {}
 
   bool run(Module &M, PassState &S) override {
     bool OK = true;
@@ -1690,17 +1730,29 @@ public:
         if (auto *K = dyn_cast<KernelStmt>(&St))
           OK &= FragmentLowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
                                  getRemarks(M),
-                                 {getBoolOption("warp-specialize", *F),
-                                  getBoolOption("wgmma-overlap", *F),
-                                  getBoolOption("warpgroup-pingpong", *F)})
+                                 fragmentOptions(*F))
                     .run();
       });
     return OK;
   }
+
+private:
+  FragmentLoweringOptions fragmentOptions(const Function &F) const {
+    if (MMA)
+      return {false, false, false, true};
+    return {getBoolOption("warp-specialize", F), getBoolOption("wgmma-overlap", F),
+            getBoolOption("warpgroup-pingpong", F), false};
+  }
+
+  bool MMA;
 };
 
 } // namespace
 
 std::unique_ptr<Pass> tile::createWGMMAFragmentsPass() {
-  return std::make_unique<WGMMAFragmentsPass>(getWGMMAFragmentsPassInfo());
+  return std::make_unique<WGMMAFragmentsPass>(getWGMMAFragmentsPassInfo(), false);
+}
+
+std::unique_ptr<Pass> tile::createMMAFragmentsPass() {
+  return std::make_unique<WGMMAFragmentsPass>(getMMAFragmentsPassInfo(), true);
 }
