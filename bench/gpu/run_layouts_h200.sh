@@ -31,3 +31,6 @@ for v in fa_64x64s2_e2 fa_64x64s2_e2_fs fa_128x64s2_e2 fa_128x64s2_e2_fs; do A=$
 timeout 400 python3 bench/gpu/bench_h200.py --jit "$JIT" --target 'cuda -arch=sm_90a' --sizes 4096,8192 \
   --gemm-f16 bench/gpu/gemm_hopper_f16.tile --gemm-bf16 bench/gpu/gemm_hopper_bf16.tile --attention "$A" --only-gemm
 timeout 400 python3 bench/gpu/bench_h200.py --jit "$JIT" --target 'cuda -arch=sm_90a' --attention "$A" --only-attention
+echo "== examples/flash_attention.tile compiled for sm_80 (mma.sync; the driver JITs the PTX for the H200) beside SDPA"
+timeout 300 python3 bench/gpu/bench_h200.py --jit "$JIT" --target 'cuda -arch=sm_80' --attention examples/flash_attention.tile --only-attention
+date -u

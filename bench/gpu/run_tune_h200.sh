@@ -12,6 +12,7 @@
 #     SDPA and the best bench/gpu/attention variant in the same run.
 # From the repository root on the GPU machine with a static tile-jit at
 # $TILE_JIT (default .bundle/tile-jit). Logs in $OUT (default /tmp/tile-out).
+# LATENCY_ONLY=1 stops after part 3.
 source "$(dirname "$0")/prologue.sh" h200-tune.log
 T='cuda -arch=sm_90a'
 G="--dim M=4096 --dim N=4096 --dim K=4096 --random"
@@ -52,6 +53,7 @@ done
 echo "hit median total (ms): $(median < "$OUT/hit.txt"); less the driver's start (executor wait): $(median < "$OUT/hitnw.txt")"
 rm -rf "$D"
 
+if [ -n "${LATENCY_ONLY:-}" ]; then date -u; exit 0; fi   # parts 1-3 only
 echo "== 4. autotune (records in a fresh cache directory used by the benchmarks below)"
 export TILE_CACHE_DIR=$OUT/tile-cache
 rm -rf "$TILE_CACHE_DIR"
