@@ -1,8 +1,8 @@
 //===- ExecutionCore.cpp - What Tile's evaluators share ------------------===//
 //
 // The parts of tile/IR/ExecutionCore.h that are not templates: argument
-// binding, element addressing, the run-time rules of statements and the
-// compilation helpers the reference interpreter and the CUDA emulator share.
+// binding, element addressing and the run-time rules of statements that the
+// reference interpreter and the CUDA emulator share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -353,52 +353,4 @@ std::optional<std::string> execution::checkAllocDim(const BufferValue &B,
   return ("'%" + B.getName() + "' would have a negative dimension, " +
           Twine(Extent))
       .str();
-}
-
-//===----------------------------------------------------------------------===//
-// Compilation
-//===----------------------------------------------------------------------===//
-
-llvm::Expected<int64_t> execution::getKernelThreads(const KernelStmt &K,
-                                                    MakeErrorFn MakeError) {
-  std::optional<int64_t> T = K.getThreads()->getConstInt();
-  if (!T || *T <= 0)
-    return MakeError(K.getThreads()->getLoc(),
-                     "thread count must be a positive integer constant");
-  return *T;
-}
-
-llvm::Error execution::compileExprs(llvm::ArrayRef<ExprPtr> Exprs,
-                                    CompileExprFn Compile,
-                                    llvm::SmallVectorImpl<uint32_t> &Ids) {
-  for (const ExprPtr &E : Exprs) {
-    llvm::Expected<uint32_t> Id = Compile(*E);
-    if (!Id)
-      return Id.takeError();
-    Ids.push_back(*Id);
-  }
-  return llvm::Error::success();
-}
-
-llvm::Expected<uint32_t>
-execution::lookupBuffer(const llvm::DenseMap<const Value *, uint32_t> &BufferOf,
-                        const BufferValue &B, SMLoc Loc, llvm::StringRef Use,
-                        MakeErrorFn MakeError) {
-  auto It = BufferOf.find(&B);
-  if (It == BufferOf.end())
-    return MakeError(Loc, "'%" + B.getName() + "' is " + Use +
-                              " before it is allocated");
-  return It->second;
-}
-
-llvm::Error execution::compileRegionOffsets(const Region &R,
-                                            CompileExprFn Compile,
-                                            llvm::SmallVectorImpl<uint32_t> &Off) {
-  for (const RegionIndex &I : R.Indices) {
-    llvm::Expected<uint32_t> Id = Compile(*I.Offset);
-    if (!Id)
-      return Id.takeError();
-    Off.push_back(*Id);
-  }
-  return llvm::Error::success();
 }

@@ -262,8 +262,10 @@ struct XStmt {
 
 /// The reference interpreter: the execution core's scalar evaluator over
 /// block-level state, where a thread is the one running a per-thread run.
-class Interpreter : public execution::CompiledFunction<Node, SlotRef>,
-                    public execution::ScalarEvaluator<Interpreter, Node> {
+class Interpreter
+    : public execution::CompiledFunction<Interpreter, Node, SlotRef>,
+      public execution::ScalarEvaluator<Interpreter, Node> {
+  friend class execution::CompiledFunction<Interpreter, Node, SlotRef>;
   friend class execution::ScalarEvaluator<Interpreter, Node>;
 
 public:
@@ -315,7 +317,14 @@ private:
     return Found;
   }
 
-  llvm::Expected<uint32_t> compileExpr(const Expr &E);
+  // The execution core's CompiledFunction.
+  void resolveSlot(Node &N, const SlotRef &Slot) {
+    N.Index = Slot.Base;
+    N.PerThread = Slot.PerThread;
+  }
+  void resolveBuffer(Node &N, uint32_t Buf) { N.Index = Buf; }
+  void addOperand(Node &, const Node &) {}
+
   llvm::Error compileBlock(const Block &B, bool PerThread,
                            std::vector<XStmt> &Out);
   llvm::Expected<XStmt> compileStmt(const Stmt &S, bool PerThread);
@@ -426,20 +435,6 @@ private:
 // Compilation
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<uint32_t> Interpreter::compileExpr(const Expr &E) {
-  auto Resolve = [&](const Expr &E, Node &N) -> llvm::Error {
-    return scalar::resolveStorage(
-        E, N, SlotOf, BufferOf,
-        [&](llvm::SMLoc Loc, const llvm::Twine &Msg) { return makeError(Loc, Msg); },
-        [](Node &N, const auto &Slot) {
-          N.Index = Slot.Base;
-          N.PerThread = Slot.PerThread;
-        },
-        [](Node &N, uint32_t Buf) { N.Index = Buf; });
-  };
-  return flattenExpr(E, Nodes, ArgIds, Resolve, [](Node &, const Node &) {});
-}
-
 /// Whether the statement's own expressions (not nested blocks) use the
 /// thread index or a value derived from it.
 bool Interpreter::headerDependsOnThread(const Stmt &S) const {
@@ -524,21 +519,11 @@ llvm::Error Interpreter::compileBlock(const Block &B, bool PerThread,
 }
 
 llvm::Expected<XStmt> Interpreter::compileStmt(const Stmt &S, bool PerThread) {
-  auto Add = [](XStmt &X, llvm::Expected<uint32_t> Id) -> llvm::Error {
-    if (!Id)
-      return Id.takeError();
-    X.Exprs.push_back(*Id);
-    return llvm::Error::success();
-  };
-  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
-  auto MakeError = [&](SMLoc Loc, const Twine &Msg) {
-    return makeError(Loc, Msg);
-  };
   switch (S.getKind()) {
   case Stmt::Kind::Let: {
     const auto &L = cast<LetStmt>(S);
     XStmt X(XStmt::Kind::Let, &S);
-    if (llvm::Error E = Add(X, compileExpr(*L.getInit())))
+    if (llvm::Error E = compileExprInto(*L.getInit(), X.Exprs))
       return std::move(E);
     if (CurThreadIdx && dependsOnThread(*L.getInit()))
       ThreadDep.insert(L.getVar());
@@ -547,25 +532,15 @@ llvm::Expected<XStmt> Interpreter::compileStmt(const Stmt &S, bool PerThread) {
     return X;
   }
   case Stmt::Kind::Store: {
-    const auto &St = cast<StoreStmt>(S);
     XStmt X(XStmt::Kind::Store, &S);
-    auto Buf = execution::lookupBuffer(BufferOf, *St.getBuffer(), S.getLoc(),
-                                       "stored to", MakeError);
-    if (!Buf)
-      return Buf.takeError();
-    X.Buf = *Buf;
-    if (llvm::Error E =
-            execution::compileExprs(St.getIndices(), CompileExpr, X.Exprs))
-      return std::move(E);
-    if (llvm::Error E = Add(X, compileExpr(*St.getValue())))
+    if (llvm::Error E = compileStore(cast<StoreStmt>(S), X))
       return std::move(E);
     return X;
   }
   case Stmt::Kind::Alloc: {
     const BufferValue *B = cast<AllocStmt>(S).getBuffer();
     XStmt X(XStmt::Kind::Alloc, &S);
-    if (llvm::Error E =
-            execution::compileExprs(B->getShape(), CompileExpr, X.Exprs))
+    if (llvm::Error E = compileExprs(B->getShape(), X.Exprs))
       return std::move(E);
     X.Buf = newBuffer(B);
     // Every thread has its own local array (tile-lower-to-simt keeps
@@ -588,16 +563,16 @@ llvm::Expected<XStmt> Interpreter::compileStmt(const Stmt &S, bool PerThread) {
       // Parallel loops start at 0 and have no lower bound to compile.
       if (!D.Lo)
         X.Exprs.push_back(0);
-      else if (llvm::Error E = Add(X, compileExpr(*D.Lo)))
+      else if (llvm::Error E = compileExprInto(*D.Lo, X.Exprs))
         return std::move(E);
-      if (llvm::Error E = Add(X, compileExpr(*D.Hi)))
+      if (llvm::Error E = compileExprInto(*D.Hi, X.Exprs))
         return std::move(E);
       Dep |= CurThreadIdx &&
              ((D.Lo && dependsOnThread(*D.Lo)) || dependsOnThread(*D.Hi));
     }
     if (const Expr *Step = Fo.getStep()) {
       X.HasStep = true;
-      if (llvm::Error E = Add(X, compileExpr(*Step)))
+      if (llvm::Error E = compileExprInto(*Step, X.Exprs))
         return std::move(E);
       Dep |= CurThreadIdx && dependsOnThread(*Step);
     }
@@ -611,16 +586,13 @@ llvm::Expected<XStmt> Interpreter::compileStmt(const Stmt &S, bool PerThread) {
     return X;
   }
   case Stmt::Kind::If: {
-    const auto &I = cast<IfStmt>(S);
     XStmt X(XStmt::Kind::If, &S);
-    if (llvm::Error E = Add(X, compileExpr(*I.getCond())))
+    if (llvm::Error E = compileIf(
+            cast<IfStmt>(S), X,
+            [&](const Block &B, std::vector<XStmt> &Out) {
+              return compileBlock(B, PerThread, Out);
+            }))
       return std::move(E);
-    if (llvm::Error E = compileBlock(I.getThen(), PerThread, X.Body))
-      return std::move(E);
-    X.HasElse = I.hasElse();
-    if (X.HasElse)
-      if (llvm::Error E = compileBlock(I.getElse(), PerThread, X.Else))
-        return std::move(E);
     return X;
   }
   case Stmt::Kind::Kernel:
@@ -635,19 +607,12 @@ llvm::Expected<XStmt> Interpreter::compileKernel(const KernelStmt &K) {
   if (CurThreadIdx || CurThreads != 1)
     return makeError(K.getLoc(), "kernels cannot be nested");
   XStmt X(XStmt::Kind::Kernel, &K);
-  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
-  if (llvm::Error E =
-          execution::compileExprs(K.getGrid(), CompileExpr, X.Exprs))
+  if (llvm::Error E = compileLaunch(K, X))
     return std::move(E);
-  llvm::Expected<int64_t> T = execution::getKernelThreads(
-      K, [&](SMLoc Loc, const Twine &Msg) { return makeError(Loc, Msg); });
-  if (!T)
-    return T.takeError();
-  X.Threads = *T;
   for (const auto &B : K.getBlockIndices())
     X.Vars.push_back(newSlot(B.get(), false));
   if (const Value *Tx = K.getThreadIndex()) {
-    CurThreads = *T;
+    CurThreads = X.Threads;
     X.Tx = newSlot(Tx, true);
     CurThreadIdx = Tx;
     ThreadDep.insert(Tx);
@@ -663,19 +628,11 @@ llvm::Expected<XStmt> Interpreter::compileKernel(const KernelStmt &K) {
 llvm::Expected<XRegion> Interpreter::compileRegion(const Region &R,
                                                    const Region *Other) {
   XRegion X;
-  X.Loc = R.Loc;
-  auto Buf = execution::lookupBuffer(
-      BufferOf, *R.Buf, R.Loc, "used",
-      [&](SMLoc Loc, const Twine &Msg) { return makeError(Loc, Msg); });
-  if (!Buf)
-    return Buf.takeError();
-  X.Buf = *Buf;
+  if (llvm::Error E = CompiledFunction::compileRegion(R, X))
+    return std::move(E);
   X.Whole = R.isWholeBuffer();
   if (X.Whole)
     return X;
-  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
-  if (llvm::Error E = execution::compileRegionOffsets(R, CompileExpr, X.Off))
-    return std::move(E);
   for (const Expr *E : getRegionExtentExprs(R, Other)) {
     if (!E) {
       X.Ext.push_back(-1);
@@ -713,16 +670,9 @@ llvm::Expected<XStmt> Interpreter::compileOp(const OpStmt &Op) {
     Partner[0] = &Op.getOperand("dst").R;
     Partner[1] = &Op.getOperand("src").R;
   }
-  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
-  if (llvm::Error E = execution::compileOpOperands(
-          Op, CompileExpr, X.Exprs,
-          [&](const Region &R, unsigned RegionNo) -> llvm::Error {
-            auto XR =
-                compileRegion(R, RegionNo < 2 ? Partner[RegionNo] : nullptr);
-            if (!XR)
-              return XR.takeError();
-            X.Regions.push_back(std::move(*XR));
-            return llvm::Error::success();
+  if (llvm::Error E = compileOpOperands(
+          Op, X, [&](const Region &R, unsigned RegionNo) {
+            return compileRegion(R, RegionNo < 2 ? Partner[RegionNo] : nullptr);
           }))
     return std::move(E);
   auto Bool = [&](const char *Name) {

@@ -18,8 +18,9 @@
 //    access (elementOffset, describeOutOfRange);
 //  - the run-time rules of statements: a loop counter's next value, a
 //    positive step, a non-negative grid or dimension (the fault texts);
-//  - the compilation of what both lower the same way: a kernel's thread
-//    count, a region's offsets, the buffer a store names.
+//  - the compilation of what both lower the same way: expressions into
+//    nodes, a store, an if, a kernel's grid and thread count, an op's
+//    operands and a region's buffer and offsets (CompiledFunction).
 //
 // What differs stays with each evaluator: storage (doubles per block, or
 // bytes of shared memory and registers per thread), rounding, thread
@@ -128,57 +129,6 @@ std::optional<std::string> checkGridDim(unsigned D, int64_t Extent);
 std::optional<std::string> checkAllocDim(const BufferValue &B, int64_t Extent);
 
 //===----------------------------------------------------------------------===//
-// Compilation
-//===----------------------------------------------------------------------===//
-
-/// Makes a located compile-time error: (Loc, Msg) -> llvm::Error.
-using MakeErrorFn =
-    llvm::function_ref<llvm::Error(llvm::SMLoc, const llvm::Twine &)>;
-/// Compiles an expression to a node id.
-using CompileExprFn = llvm::function_ref<llvm::Expected<uint32_t>(const Expr &)>;
-
-/// The thread count of kernel \p K, a positive integer constant.
-llvm::Expected<int64_t> getKernelThreads(const KernelStmt &K,
-                                         MakeErrorFn MakeError);
-
-/// Compiles each of \p Exprs and appends its node id to \p Ids.
-llvm::Error compileExprs(llvm::ArrayRef<ExprPtr> Exprs, CompileExprFn Compile,
-                         llvm::SmallVectorImpl<uint32_t> &Ids);
-
-/// The id \p BufferOf gives \p B, which \p Use (a statement or an op's
-/// region at \p Loc) names: an error when it is not allocated yet.
-llvm::Expected<uint32_t>
-lookupBuffer(const llvm::DenseMap<const Value *, uint32_t> &BufferOf,
-             const BufferValue &B, llvm::SMLoc Loc, llvm::StringRef Use,
-             MakeErrorFn MakeError);
-
-/// Compiles the offsets of region \p R (one per index) into \p Off.
-llvm::Error compileRegionOffsets(const Region &R, CompileExprFn Compile,
-                                 llvm::SmallVectorImpl<uint32_t> &Off);
-
-/// Compiles the operands of \p Op in order: its expressions into \p Exprs,
-/// its regions through \p CompileRegion(const Region &, unsigned RegionNo),
-/// which returns an llvm::Error.
-template <typename RegionFn>
-llvm::Error compileOpOperands(const OpStmt &Op, CompileExprFn Compile,
-                              llvm::SmallVectorImpl<uint32_t> &Exprs,
-                              RegionFn CompileRegion) {
-  unsigned RegionNo = 0;
-  for (const OpOperand &O : Op.getOperands()) {
-    if (O.Kind == OperandKind::Expr) {
-      llvm::Expected<uint32_t> Id = Compile(*O.E);
-      if (!Id)
-        return Id.takeError();
-      Exprs.push_back(*Id);
-      continue;
-    }
-    if (llvm::Error E = CompileRegion(O.R, RegionNo++))
-      return E;
-  }
-  return llvm::Error::success();
-}
-
-//===----------------------------------------------------------------------===//
 // Elements
 //===----------------------------------------------------------------------===//
 
@@ -202,11 +152,25 @@ double convertElement(double V, DType From, DType To, CastFn Cast,
 // The compiled function
 //===----------------------------------------------------------------------===//
 
-/// What an evaluator compiles a function into and runs it with: flattened
-/// expression nodes (NodeT derives from scalar::ExprNode), the slot of
-/// every scalar value (SlotRefT has a Base) and the id of every buffer, the
-/// slots' values, and the first run-time fault, which unwinds the run.
-template <typename NodeT, typename SlotRefT> class CompiledFunction {
+/// What an evaluator compiles a function into and runs it with, and the
+/// compilation both evaluators do the same way. The compiled function is
+/// flattened expression nodes (NodeT derives from scalar::ExprNode), the
+/// slot of every scalar value (SlotRefT has a Base) and the id of every
+/// buffer, the slots' values, and the first run-time fault, which unwinds
+/// the run. The compilation helpers fill in an evaluator's statements and
+/// regions (XStmtT with Exprs, Buf, Threads, Body, Else, HasElse and
+/// Regions; XRegionT with Loc, Buf and Off) where the two lower a statement
+/// alike. The evaluator \p Derived provides:
+///
+///   /// A located compile-time error.
+///   llvm::Error makeError(llvm::SMLoc Loc, const llvm::Twine &Msg) const;
+///   /// Where Slot node \p N reads its value, Load node \p N its buffer.
+///   void resolveSlot(NodeT &N, const SlotRefT &Slot);
+///   void resolveBuffer(NodeT &N, uint32_t Buf);
+///   /// Operand \p Operand of node \p N is compiled.
+///   void addOperand(NodeT &N, const NodeT &Operand);
+template <typename Derived, typename NodeT, typename SlotRefT>
+class CompiledFunction {
 public:
   const NodeT &getNode(uint32_t Id) const { return Nodes[Id]; }
   const uint32_t *getOperandIds(const NodeT &N) const {
@@ -217,6 +181,136 @@ public:
 protected:
   /// The slot of a value bound once (a symbol, a scalar parameter).
   Scalar &scalarOf(const Value &V) { return Slots[SlotOf.lookup(&V).Base]; }
+
+  //===--- Compilation ----------------------------------------------------===//
+
+  /// Compiles \p E into nodes: its node's id. A reference must name a
+  /// bound value, a load an allocated buffer.
+  llvm::Expected<uint32_t> compileExpr(const Expr &E) {
+    Derived &D = derived();
+    auto Resolve = [&](const Expr &E, NodeT &N) -> llvm::Error {
+      return scalar::resolveStorage(
+          E, N, SlotOf, BufferOf,
+          [&](llvm::SMLoc Loc, const llvm::Twine &Msg) {
+            return D.makeError(Loc, Msg);
+          },
+          [&](NodeT &N, const SlotRefT &Slot) { D.resolveSlot(N, Slot); },
+          [&](NodeT &N, uint32_t Buf) { D.resolveBuffer(N, Buf); });
+    };
+    return scalar::flattenExpr(
+        E, Nodes, ArgIds, Resolve,
+        [&](NodeT &N, const NodeT &Operand) { D.addOperand(N, Operand); });
+  }
+
+  /// Compiles \p E and appends its node's id to \p Ids.
+  llvm::Error compileExprInto(const Expr &E,
+                              llvm::SmallVectorImpl<uint32_t> &Ids) {
+    llvm::Expected<uint32_t> Id = compileExpr(E);
+    if (!Id)
+      return Id.takeError();
+    Ids.push_back(*Id);
+    return llvm::Error::success();
+  }
+
+  /// Compiles each of \p Exprs and appends its node's id to \p Ids.
+  llvm::Error compileExprs(llvm::ArrayRef<ExprPtr> Exprs,
+                           llvm::SmallVectorImpl<uint32_t> &Ids) {
+    for (const ExprPtr &E : Exprs)
+      if (llvm::Error Err = compileExprInto(*E, Ids))
+        return Err;
+    return llvm::Error::success();
+  }
+
+  /// The id of \p B, which \p Use (a statement or an op's region at
+  /// \p Loc) names: an error when it is not allocated yet.
+  llvm::Expected<uint32_t> lookupBuffer(const BufferValue &B, llvm::SMLoc Loc,
+                                        llvm::StringRef Use) const {
+    auto It = BufferOf.find(&B);
+    if (It == BufferOf.end())
+      return derived().makeError(Loc, "'%" + B.getName() + "' is " + Use +
+                                          " before it is allocated");
+    return It->second;
+  }
+
+  /// A store: its buffer into X.Buf, its indices then its value into
+  /// X.Exprs.
+  template <typename XStmtT>
+  llvm::Error compileStore(const StoreStmt &S, XStmtT &X) {
+    llvm::Expected<uint32_t> Buf =
+        lookupBuffer(*S.getBuffer(), S.getLoc(), "stored to");
+    if (!Buf)
+      return Buf.takeError();
+    X.Buf = *Buf;
+    if (llvm::Error E = compileExprs(S.getIndices(), X.Exprs))
+      return E;
+    return compileExprInto(*S.getValue(), X.Exprs);
+  }
+
+  /// An if: its condition into X.Exprs, its blocks into X.Body and X.Else
+  /// through \p CompileBlock(const Block &, std::vector<XStmtT> &), which
+  /// returns an llvm::Error.
+  template <typename XStmtT, typename BlockFn>
+  llvm::Error compileIf(const IfStmt &S, XStmtT &X, BlockFn CompileBlock) {
+    if (llvm::Error E = compileExprInto(*S.getCond(), X.Exprs))
+      return E;
+    if (llvm::Error E = CompileBlock(S.getThen(), X.Body))
+      return E;
+    X.HasElse = S.hasElse();
+    if (X.HasElse)
+      return CompileBlock(S.getElse(), X.Else);
+    return llvm::Error::success();
+  }
+
+  /// A kernel's launch: its grid into X.Exprs, its thread count (a
+  /// positive integer constant) into X.Threads.
+  template <typename XStmtT>
+  llvm::Error compileLaunch(const KernelStmt &K, XStmtT &X) {
+    if (llvm::Error E = compileExprs(K.getGrid(), X.Exprs))
+      return E;
+    std::optional<int64_t> T = K.getThreads()->getConstInt();
+    if (!T || *T <= 0)
+      return derived().makeError(
+          K.getThreads()->getLoc(),
+          "thread count must be a positive integer constant");
+    X.Threads = *T;
+    return llvm::Error::success();
+  }
+
+  /// An op's region: its location, its buffer and the offsets of its
+  /// first element (one per index; none for a whole buffer) into \p X.
+  template <typename XRegionT>
+  llvm::Error compileRegion(const Region &R, XRegionT &X) {
+    X.Loc = R.Loc;
+    llvm::Expected<uint32_t> Buf = lookupBuffer(*R.Buf, R.Loc, "used");
+    if (!Buf)
+      return Buf.takeError();
+    X.Buf = *Buf;
+    for (const RegionIndex &I : R.Indices)
+      if (llvm::Error E = compileExprInto(*I.Offset, X.Off))
+        return E;
+    return llvm::Error::success();
+  }
+
+  /// The operands of \p Op in order: its expressions into X.Exprs, its
+  /// regions into X.Regions through \p CompileRegion(const Region &,
+  /// unsigned RegionNo), which returns an llvm::Expected of X's region.
+  template <typename XStmtT, typename RegionFn>
+  llvm::Error compileOpOperands(const OpStmt &Op, XStmtT &X,
+                                RegionFn CompileRegion) {
+    unsigned RegionNo = 0;
+    for (const OpOperand &O : Op.getOperands()) {
+      if (O.Kind == OperandKind::Expr) {
+        if (llvm::Error E = compileExprInto(*O.E, X.Exprs))
+          return E;
+        continue;
+      }
+      auto R = CompileRegion(O.R, RegionNo++);
+      if (!R)
+        return R.takeError();
+      X.Regions.push_back(std::move(*R));
+    }
+    return llvm::Error::success();
+  }
 
   // Compilation state.
   llvm::DenseMap<const Value *, SlotRefT> SlotOf;
@@ -233,6 +327,10 @@ protected:
   bool Failed = false;
   /// The first fault, rendered.
   std::string FailMsg;
+
+private:
+  Derived &derived() { return static_cast<Derived &>(*this); }
+  const Derived &derived() const { return static_cast<const Derived &>(*this); }
 };
 
 //===----------------------------------------------------------------------===//

@@ -57,6 +57,36 @@ def LowerTileOps : Pass<TransformsPasses, "tile-lower-tile-ops"> {
   let Constructor = "createLowerTileOpsPass";
 }
 
+def LowerReduceToSubgroups : Pass<TransformsPasses, "tile-lower-reduce-subgroups"> {
+  let Summary = "Spread the rows of few-row reduces over the block's subgroups";
+  let Description = [{
+    Runs before tile-lower-tile-ops. A reduce along the last dimension of a
+    whole fragment or shared buffer of rank 1 or 2 with few rows (at most
+    one per subgroup-size threads; one when the device picks the subgroup
+    size), accumulating in f32, i32 or u32, becomes per-thread code: each
+    thread combines the elements of a row at its index plus multiples of
+    the thread count, the target's subgroup-reduce op (reduce-op: an op
+    `value -> dst[0] {kind}` that combines the value over the subgroup)
+    combines the subgroup's partials, one value per subgroup goes to a
+    [rows, slots] fragment, and after a barrier the original reduce
+    combines that fragment into its destination. With subgroup-size 0
+    the op gets first_only = true (the result on the subgroup's first
+    invocation, the identity elsewhere) and every thread writes a slot.
+    Reduces that do not qualify keep the plain lowering with a missed
+    remark; without a reduce-op, the remark gives `unavailable` as the
+    reason.
+  }];
+  let Options = [
+    PassOption<"reduce-op", "string", "",
+               "the target op that reduces a value over a subgroup (empty: none)">,
+    PassOption<"subgroup-size", "int", "0",
+               "threads per subgroup, fixed at compile time (0: the device picks it)">,
+    PassOption<"unavailable", "string", "",
+               "why the target has no reduce-op, for the missed remark">,
+  ];
+  let Constructor = "createLowerReduceToSubgroupsPass";
+}
+
 def LowerToSIMT : Pass<TransformsPasses, "tile-lower-to-simt"> {
   let Summary = "Make a block-level kernel run as per-thread (SIMT) code";
   let Description = [{

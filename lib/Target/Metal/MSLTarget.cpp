@@ -213,7 +213,25 @@ void MSLTarget::emitKernelBegin(llvm::raw_ostream &OS, const SourceKernel &K) co
 // metal.simdgroup_mma
 //===----------------------------------------------------------------------===//
 
+/// metal.simd_reduce: simd_sum, simd_max or simd_min of the value.
+static llvm::Error emitSimdReduce(SourceEmitter &E, const OpStmt &Op) {
+  const Region &Dst = Op.getOperand("dst").R;
+  if (E.getKernel().ThreadIdx.empty() || E.getKernel().Threads % 32)
+    return llvm::createStringError(
+        "op 'metal.simd_reduce' needs a whole number of 32-thread simdgroups (the "
+        "kernel has " + llvm::Twine(E.getKernel().Threads) + " threads)");
+  std::vector<std::string> Idx;
+  for (const auto &I : Dst.Indices)
+    Idx.push_back(E.printExpr(*I.Offset));
+  E.line(E.getName(Dst.Buf) + "[" + E.getElementOffset(Dst.Buf, Idx) + "] = simd_" +
+         Op.getAttrOrDefault("kind").getStr() + "(" +
+         E.printExpr(*Op.getOperand("value").E) + ");");
+  return llvm::Error::success();
+}
+
 llvm::Error MSLTarget::emitTargetOp(SourceEmitter &E, const OpStmt &Op) const {
+  if (Op.getName() == "metal.simd_reduce")
+    return emitSimdReduce(E, Op);
   if (Op.getName() != "metal.simdgroup_mma")
     return SourceTarget::emitTargetOp(E, Op);
   auto Fail = [&](const llvm::Twine &Why) {

@@ -45,4 +45,22 @@ def MetalSimdgroupMmaOp : Op<MetalDialect, "simdgroup_mma"> {
   let Elementwise = 1;
 }
 
+def MetalSimdReduceOp : Op<MetalDialect, "simd_reduce"> {
+  let Summary = "Combine a value over the simdgroup: simd_sum, simd_max, simd_min";
+  let Description = [{
+    Per-thread code: every thread of the simdgroup contributes `value` and
+    receives, in the local element dst, the sum (max, min) of the
+    simdgroup's values. All 32 threads of the simdgroup must execute it
+    together. f32, i32 or u32. tile-lower-reduce-subgroups produces it for
+    reduces whose rows the whole threadgroup shares.
+  }];
+  let Example = "metal.simd_reduce %p[0] -> %t[0] {kind = sum}";
+  let Arguments = (ins Expr:$value, Region:$dst,
+                   EnumAttr<["sum", "max", "min"], "", "the combining function">:$kind);
+  let Format = "$value `->` $dst attr-dict";
+  let Verifier = "verifyMetalSimdReduceOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
 #endif // TILE_TARGET_METAL_METALOPS_TD

@@ -36,6 +36,13 @@ void buildMetalPipeline(const BackendContext &Ctx, PassManager &PM) {
   PM.addPass(createMetalCheckTypesPass());
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createMetalLowerGemmSimdgroupPass());
+  // Reduces of few rows over the whole threadgroup: simd_sum / simd_max /
+  // simd_min in each 32-thread simdgroup, then one value per simdgroup in
+  // threadgroup memory.
+  std::unique_ptr<Pass> Reduce = createLowerReduceToSubgroupsPass();
+  llvm::cantFail(Reduce->setOption("reduce-op", "metal.simd_reduce"));
+  llvm::cantFail(Reduce->setOption("subgroup-size", "32"));
+  PM.addPass(std::move(Reduce));
   PM.addPass(createLowerTileOpsPass());
   std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
   llvm::cantFail(SIMT->setOption("private-fragments", "true"));

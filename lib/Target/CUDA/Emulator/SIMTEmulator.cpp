@@ -227,29 +227,6 @@ uint32_t SIMTEmulator::newBuffer(const BufferValue *B) {
   return Id;
 }
 
-llvm::Expected<uint32_t> SIMTEmulator::compileExpr(const Expr &E) {
-  auto Resolve = [&](const Expr &E, Node &N) -> llvm::Error {
-    return scalar::resolveStorage(
-        E, N, SlotOf, BufferOf,
-        [&](llvm::SMLoc Loc, const llvm::Twine &Msg) { return makeError(Loc, Msg); },
-        [](Node &N, const SlotRef &Slot) {
-          N.Index = Slot.Base;
-          N.Uniform = Slot.Uniform;
-          N.PerGroup = Slot.PerGroup;
-        },
-        [&](Node &N, uint32_t Buf) {
-          N.Index = Buf;
-          // Every thread has its own registers.
-          N.Uniform = Buffers[Buf].Where != Storage::Thread;
-        });
-  };
-  // A node is uniform when its operands are.
-  auto AddOperand = [](Node &N, const Node &Operand) {
-    N.Uniform &= Operand.Uniform;
-  };
-  return scalar::flattenExpr(E, Nodes, ArgIds, Resolve, AddOperand);
-}
-
 llvm::Error SIMTEmulator::compileBlock(const Block &B, std::vector<XStmt> &Out) {
   for (const StmtPtr &S : B.Stmts)
     if (llvm::Error E = compileStmt(*S, Out))
@@ -262,38 +239,19 @@ llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
   SMLoc Enclosing = EnclosingLoc;
   EnclosingLoc = locOf(S);
   llvm::scope_exit Restore([&] { EnclosingLoc = Enclosing; });
-  auto Add = [](XStmt &X, llvm::Expected<uint32_t> Id) -> llvm::Error {
-    if (!Id)
-      return Id.takeError();
-    X.Exprs.push_back(*Id);
-    return llvm::Error::success();
-  };
-  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
-  auto MakeError = [&](SMLoc Loc, const Twine &Msg) {
-    return makeError(Loc, Msg);
-  };
   switch (S.getKind()) {
   case Stmt::Kind::Let: {
     const auto &L = cast<LetStmt>(S);
     XStmt X(XStmt::Kind::Let, &S, locOf(S));
-    if (llvm::Error E = Add(X, compileExpr(*L.getInit())))
+    if (llvm::Error E = compileExprInto(*L.getInit(), X.Exprs))
       return E;
     X.Vars.push_back(newSlot(L.getVar(), Nodes[X.Exprs[0]].Uniform));
     Out.push_back(std::move(X));
     return llvm::Error::success();
   }
   case Stmt::Kind::Store: {
-    const auto &St = cast<StoreStmt>(S);
     XStmt X(XStmt::Kind::Store, &S, locOf(S));
-    auto Buf = execution::lookupBuffer(BufferOf, *St.getBuffer(), S.getLoc(),
-                                       "stored to", MakeError);
-    if (!Buf)
-      return Buf.takeError();
-    X.Buf = *Buf;
-    if (llvm::Error E =
-            execution::compileExprs(St.getIndices(), CompileExpr, X.Exprs))
-      return E;
-    if (llvm::Error E = Add(X, compileExpr(*St.getValue())))
+    if (llvm::Error E = compileStore(cast<StoreStmt>(S), X))
       return E;
     Out.push_back(std::move(X));
     return llvm::Error::success();
@@ -301,8 +259,7 @@ llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
   case Stmt::Kind::Alloc: {
     const BufferValue *B = cast<AllocStmt>(S).getBuffer();
     XStmt X(XStmt::Kind::Alloc, &S, locOf(S));
-    if (llvm::Error E =
-            execution::compileExprs(B->getShape(), CompileExpr, X.Exprs))
+    if (llvm::Error E = compileExprs(B->getShape(), X.Exprs))
       return E;
     X.Buf = newBuffer(B);
     Buffer &Buf = Buffers[X.Buf];
@@ -345,16 +302,12 @@ llvm::Error SIMTEmulator::compileStmt(const Stmt &S, std::vector<XStmt> &Out) {
   case Stmt::Kind::For:
     return compileFor(cast<ForStmt>(S), Out);
   case Stmt::Kind::If: {
-    const auto &I = cast<IfStmt>(S);
     XStmt X(XStmt::Kind::If, &S, locOf(S));
-    if (llvm::Error E = Add(X, compileExpr(*I.getCond())))
+    if (llvm::Error E = compileIf(cast<IfStmt>(S), X,
+                                  [&](const Block &B, std::vector<XStmt> &Out) {
+                                    return compileBlock(B, Out);
+                                  }))
       return E;
-    if (llvm::Error E = compileBlock(I.getThen(), X.Body))
-      return E;
-    X.HasElse = I.hasElse();
-    if (X.HasElse)
-      if (llvm::Error E = compileBlock(I.getElse(), X.Else))
-        return E;
     Out.push_back(std::move(X));
     return llvm::Error::success();
   }
@@ -386,10 +339,8 @@ llvm::Error SIMTEmulator::compileFor(const ForStmt &Fo, std::vector<XStmt> &Out)
     X.VarTy = D.Var->getDType();
     bool Uniform = true;
     if (D.Lo) {
-      auto Id = compileExpr(*D.Lo);
-      if (!Id)
-        return Id.takeError();
-      X.Exprs.push_back(*Id);
+      if (llvm::Error E = compileExprInto(*D.Lo, X.Exprs))
+        return E;
     } else {
       Node Zero;
       Zero.K = NodeKind::Const;
@@ -398,15 +349,11 @@ llvm::Error SIMTEmulator::compileFor(const ForStmt &Fo, std::vector<XStmt> &Out)
       Nodes.push_back(Zero);
       X.Exprs.push_back(uint32_t(Nodes.size() - 1));
     }
-    auto Hi = compileExpr(*D.Hi);
-    if (!Hi)
-      return Hi.takeError();
-    X.Exprs.push_back(*Hi);
+    if (llvm::Error E = compileExprInto(*D.Hi, X.Exprs))
+      return E;
     if (Fo.getLoopKind() != LoopKind::Parallel && Fo.getStep()) {
-      auto Step = compileExpr(*Fo.getStep());
-      if (!Step)
-        return Step.takeError();
-      X.Exprs.push_back(*Step);
+      if (llvm::Error E = compileExprInto(*Fo.getStep(), X.Exprs))
+        return E;
       X.HasStep = true;
     }
     for (uint32_t Id : X.Exprs)
@@ -423,15 +370,8 @@ llvm::Expected<XStmt> SIMTEmulator::compileKernel(const KernelStmt &K) {
   if (InKernel)
     return makeError(K.getLoc(), "kernels cannot be nested");
   XStmt X(XStmt::Kind::Kernel, &K, locOf(K));
-  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
-  if (llvm::Error E =
-          execution::compileExprs(K.getGrid(), CompileExpr, X.Exprs))
+  if (llvm::Error E = compileLaunch(K, X))
     return std::move(E);
-  llvm::Expected<int64_t> T = execution::getKernelThreads(
-      K, [&](SMLoc Loc, const Twine &Msg) { return makeError(Loc, Msg); });
-  if (!T)
-    return T.takeError();
-  X.Threads = *T;
   for (const auto &B : K.getBlockIndices())
     X.Vars.push_back(newSlot(B.get(), /*Uniform=*/true));
   if (const Value *Tx = K.getThreadIndex())
@@ -448,7 +388,7 @@ llvm::Expected<XStmt> SIMTEmulator::compileKernel(const KernelStmt &K) {
     }
   });
   InKernel = true;
-  CurThreads = *T;
+  CurThreads = X.Threads;
   CurScheduled = X.Scheduled;
   CurMaxIncRegisters = 0;
   SmemBytes = 0;
@@ -468,24 +408,9 @@ llvm::Expected<XStmt> SIMTEmulator::compileKernel(const KernelStmt &K) {
   // `.maxntid T` and `.minnctapersm 1` that uses setmaxnreg: the launch
   // bound (65536 / T, a multiple of 8, at most 255), or the largest
   // setmaxnreg.inc count where that is lower.
-  int64_t Bound = std::min<int64_t>(255, 65536 / *T / 8 * 8);
+  int64_t Bound = std::min<int64_t>(255, 65536 / X.Threads / 8 * 8);
   X.EntryRegisters =
       CurMaxIncRegisters ? std::min(Bound, CurMaxIncRegisters) : Bound;
-  return X;
-}
-
-llvm::Expected<XRegion> SIMTEmulator::compileRegion(const Region &R) {
-  XRegion X;
-  X.Loc = R.Loc;
-  auto Buf = execution::lookupBuffer(
-      BufferOf, *R.Buf, R.Loc, "used",
-      [&](SMLoc Loc, const Twine &Msg) { return makeError(Loc, Msg); });
-  if (!Buf)
-    return Buf.takeError();
-  X.Buf = *Buf;
-  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
-  if (llvm::Error E = execution::compileRegionOffsets(R, CompileExpr, X.Off))
-    return std::move(E);
   return X;
 }
 
@@ -541,15 +466,12 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
                                       "block's threads");
   XStmt X(XStmt::Kind::Op, &Op, locOf(Op));
   X.Op = *Kind;
-  auto CompileExpr = [&](const Expr &E) { return compileExpr(E); };
-  if (llvm::Error E = execution::compileOpOperands(
-          Op, CompileExpr, X.Exprs,
-          [&](const Region &R, unsigned) -> llvm::Error {
-            auto XR = compileRegion(R);
-            if (!XR)
-              return XR.takeError();
-            X.Regions.push_back(std::move(*XR));
-            return llvm::Error::success();
+  if (llvm::Error E = compileOpOperands(
+          Op, X, [&](const Region &R, unsigned) -> llvm::Expected<XRegion> {
+            XRegion XR;
+            if (llvm::Error Err = compileRegion(R, XR))
+              return std::move(Err);
+            return XR;
           }))
     return std::move(E);
   auto Int = [&](const char *Name) {

@@ -475,8 +475,10 @@ struct WarpgroupMeet {
 /// The emulator: the execution core's scalar evaluator for uniform values
 /// (one evaluation for the threads of a group), with per-lane evaluation,
 /// memories and scheduling of its own.
-class SIMTEmulator : public execution::CompiledFunction<Node, SlotRef>,
-                     public execution::ScalarEvaluator<SIMTEmulator, Node> {
+class SIMTEmulator
+    : public execution::CompiledFunction<SIMTEmulator, Node, SlotRef>,
+      public execution::ScalarEvaluator<SIMTEmulator, Node> {
+  friend class execution::CompiledFunction<SIMTEmulator, Node, SlotRef>;
   friend class execution::ScalarEvaluator<SIMTEmulator, Node>;
 
 public:
@@ -506,13 +508,24 @@ private:
   }
   SlotRef newSlot(const Value *V, bool Uniform);
   uint32_t newBuffer(const BufferValue *B);
-  llvm::Expected<uint32_t> compileExpr(const Expr &E);
+  // The execution core's CompiledFunction.
+  void resolveSlot(Node &N, const SlotRef &Slot) {
+    N.Index = Slot.Base;
+    N.Uniform = Slot.Uniform;
+    N.PerGroup = Slot.PerGroup;
+  }
+  void resolveBuffer(Node &N, uint32_t Buf) {
+    N.Index = Buf;
+    // Every thread has its own registers.
+    N.Uniform = Buffers[Buf].Where != Storage::Thread;
+  }
+  /// A node is uniform when its operands are.
+  void addOperand(Node &N, const Node &Operand) { N.Uniform &= Operand.Uniform; }
   llvm::Error compileBlock(const Block &B, std::vector<XStmt> &Out);
   llvm::Error compileStmt(const Stmt &S, std::vector<XStmt> &Out);
   llvm::Error compileFor(const ForStmt &Fo, std::vector<XStmt> &Out);
   llvm::Expected<XStmt> compileKernel(const KernelStmt &K);
   llvm::Expected<XStmt> compileOp(const OpStmt &Op);
-  llvm::Expected<XRegion> compileRegion(const Region &R);
   llvm::Error bindArguments(llvm::ArrayRef<ArgValue> Args);
 
   //===--- Expressions ----------------------------------------------------===//
