@@ -935,21 +935,59 @@ private:
   /// the columns inside a row) with true: in the unguarded nest the whole
   /// tile is in range. The program's own guard would otherwise be
   /// computed for every element of every whole tile.
-  void foldInRange(ExprPtr &E, const Run &R, llvm::ArrayRef<ExprPtr> Elem) {
-    auto Text = [](const Expr &X) {
-      std::string S;
-      llvm::raw_string_ostream OS(S);
-      printExpr(X, OS);
-      return S;
+  /// Whether \p A and \p B are the same index expression: the same
+  /// values (not only the same names), literals, loads and operations.
+  /// Other kinds of expression are not compared (false).
+  static bool sameIndex(const Expr &A, const Expr &B) {
+    if (A.getKind() != B.getKind() || A.getDType() != B.getDType())
+      return false;
+    auto SameList = [](llvm::ArrayRef<ExprPtr> X, llvm::ArrayRef<ExprPtr> Y) {
+      if (X.size() != Y.size())
+        return false;
+      for (size_t I = 0; I != X.size(); ++I)
+        if (!sameIndex(*X[I], *Y[I]))
+          return false;
+      return true;
     };
-    llvm::StringSet<> InRange;
+    switch (A.getKind()) {
+    case Expr::Kind::IntLit:
+      return cast<IntLitExpr>(A).getValue() == cast<IntLitExpr>(B).getValue();
+    case Expr::Kind::Ref:
+      return cast<RefExpr>(A).getValue() == cast<RefExpr>(B).getValue();
+    case Expr::Kind::Load:
+      return cast<LoadExpr>(A).getBuffer() == cast<LoadExpr>(B).getBuffer() &&
+             SameList(cast<LoadExpr>(A).getIndices(), cast<LoadExpr>(B).getIndices());
+    case Expr::Kind::Binary: {
+      const auto &X = cast<BinaryExpr>(A), &Y = cast<BinaryExpr>(B);
+      return X.getOp() == Y.getOp() && sameIndex(*X.getLHS(), *Y.getLHS()) &&
+             sameIndex(*X.getRHS(), *Y.getRHS());
+    }
+    case Expr::Kind::Call: {
+      const auto &X = cast<CallExpr>(A), &Y = cast<CallExpr>(B);
+      return X.getIntrinsic() == Y.getIntrinsic() && SameList(X.getArgs(), Y.getArgs());
+    }
+    case Expr::Kind::Cast:
+      return sameIndex(*cast<CastExpr>(A).getOperand(), *cast<CastExpr>(B).getOperand());
+    default:
+      return false;
+    }
+  }
+
+  /// Replaces, in \p E, the comparisons `I < S` (or `S > I`) whose index
+  /// I is the global index of a copy of run \p R at element \p Elem in a
+  /// dimension of extent S (`%t * 1024 + %j < N` in softmax's select of
+  /// the columns inside a row) with true: in the unguarded nest the whole
+  /// tile is in range. The program's own guard would otherwise be
+  /// computed for every element of every whole tile.
+  void foldInRange(ExprPtr &E, const Run &R, llvm::ArrayRef<ExprPtr> Elem) {
+    std::vector<std::pair<ExprPtr, const Expr *>> InRange;
     for (const Member &M : R.Members) {
       if (!M.Global)
         continue;
       std::vector<ExprPtr> GI = globalIndex(M, Elem);
       for (unsigned D = 0; D != GI.size(); ++D)
         if (M.GPos[D] >= 0)
-          InRange.insert(Text(*GI[D]) + " < " + Text(*M.Global->getShape()[D]));
+          InRange.push_back({std::move(GI[D]), M.Global->getShape()[D].get()});
     }
     rewriteExpr(E, [&](ExprPtr X) -> ExprPtr {
       auto *B = dyn_cast<BinaryExpr>(X.get());
@@ -958,8 +996,9 @@ private:
       const Expr *I = B->getLHS(), *S = B->getRHS();
       if (B->getOp() == BinaryOp::Gt)
         std::swap(I, S);
-      if (InRange.count(Text(*I) + " < " + Text(*S)))
-        return ex::boolLit(true);
+      for (const auto &[GI, Ext] : InRange)
+        if (sameIndex(*I, *GI) && sameIndex(*S, *Ext))
+          return ex::boolLit(true);
       return X;
     });
   }
