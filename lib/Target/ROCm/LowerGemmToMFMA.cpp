@@ -885,14 +885,12 @@ public:
   bool run(Module &M, PassState &S) override {
     bool OK = true;
     RemarkEmitter Remarks = getRemarks(M);
-    for (const auto &F : M.getFunctions())
-      walkStmts(F->getBodyMutable(), [&](Stmt &St) {
-        if (auto *K = dyn_cast<KernelStmt>(&St))
-          OK &= MFMALowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
-                             getBoolOption("registers"), getIntOption("lds-limit"),
-                             Remarks)
-                    .run();
-      });
+    forEachKernel(M, [&](Function &F, KernelStmt &K) {
+      OK &= MFMALowering(F, K, M.getContext().getOpRegistry(), S.Diag,
+                         getBoolOption("registers"), getIntOption("lds-limit"),
+                         Remarks)
+                .run();
+    });
     return OK;
   }
 };
