@@ -27,23 +27,7 @@ if ! command -v node >/dev/null 2>&1; then
   PACKAGES+=(nodejs npm)
 fi
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-
-if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""
-  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-  echo "setup: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-else
-  echo "setup: all packages present"
-fi
+bash "$ROOT/utils/install-packages.sh" setup "${PACKAGES[@]}"
 
 # The npm package `webgpu` (Dawn for Node, prebuilt) for the runner in
 # utils/webgpu, pinned by its package-lock.json.

@@ -35,20 +35,7 @@ echo "== Tile benchmarks"
 b() { echo "-- $*"; timeout 60 "$JIT" "$@" -target="$T" --random --bench 10 2>&1 | tail -1; }
 for n in 4096 8192; do for f in $HF $HB $G $GB; do b $f --dim M=$n --dim N=$n --dim K=$n; done; done
 echo "== cuBLAS (torch.matmul, CUDA events, median of 20)"
-python3 - <<'PY'
-import torch
-def bench(fn, reps=20):
-    for _ in range(5): fn()
-    torch.cuda.synchronize(); ts = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); torch.cuda.synchronize(); ts.append(s.elapsed_time(e) / 1e3)
-    return sorted(ts)[len(ts) // 2]
-for n in (4096, 8192):
-    for dt, name in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
-        a = torch.randn(n, n, device="cuda", dtype=dt); b = torch.randn(n, n, device="cuda", dtype=dt)
-        print(f"cublas {name} {n}: {2 * n**3 / bench(lambda: torch.matmul(a, b)) / 1e12:.1f} TFLOP/s")
-PY
+python3 bench/gpu/cublas_gemm.py
 echo "== correctness 1000^3"
 chk $G --dim M=1000 --dim N=1000 --dim K=1000
 chk $HB --dim M=1000 --dim N=1000 --dim K=1000

@@ -20,8 +20,11 @@ using namespace tile;
 std::optional<std::string> tile::findExternalTool(const char *EnvVar,
                                                   llvm::StringRef Name,
                                                   llvm::StringRef Fallback) {
-  if (const char *Env = std::getenv(EnvVar))
+  if (const char *Env = std::getenv(EnvVar)) {
+    if (llvm::StringRef(Env) == "none")
+      return std::nullopt;
     return std::string(Env);
+  }
   if (auto P = llvm::sys::findProgramByName(Name))
     return *P;
   if (llvm::sys::fs::can_execute(Fallback))
@@ -30,10 +33,11 @@ std::optional<std::string> tile::findExternalTool(const char *EnvVar,
 }
 
 std::string ExternalToolRun::getFailureMessage(const llvm::Twine &Tool) const {
-  return (Tool + " failed (" +
-          (ErrMsg.empty() ? "exit " + std::to_string(ExitCode) : ErrMsg) +
-          "):\n" + Log)
-      .str();
+  std::string Why =
+      ErrMsg.empty() ? "exit " + std::to_string(ExitCode) : ErrMsg;
+  if (Log.empty())
+    return (Tool + " failed (" + Why + ") and printed nothing").str();
+  return (Tool + " failed (" + Why + "):\n" + Log).str();
 }
 
 llvm::Expected<ExternalToolRun>

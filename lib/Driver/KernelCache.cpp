@@ -379,12 +379,17 @@ llvm::Expected<KernelArtifact> tile::compileModuleCached(
           if (std::optional<std::string> L = findLinker()) {
             PO.Linker = *L;
           } else if (!M.getFunctions().empty()) {
+            std::optional<std::string> Env =
+                llvm::sys::Process::GetEnv("TILE_LD_LLD");
             RemarkEmitter(M.getContext().getRemarks(), "kernel-cache")
                 .missed(M.getFunctions().front()->getLoc(),
-                        "the cache entry keeps its host code as objects, "
-                        "which each load links through ORC (a few ms): no "
-                        "ld.lld of LLVM 22 (set TILE_LD_LLD, or put "
-                        "ld.lld-22 on the PATH)");
+                        std::string("the cache entry keeps its host code as "
+                                    "objects, which each load links through "
+                                    "ORC (a few ms): ") +
+                            (Env ? "TILE_LD_LLD=none asks for no linker"
+                                 : "no ld.lld of LLVM 22 was found (set "
+                                   "TILE_LD_LLD, or put ld.lld-22 on the "
+                                   "PATH)"));
           }
         }
         return R;

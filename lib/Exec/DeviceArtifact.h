@@ -57,6 +57,9 @@ protected:
     if (!H)
       return H.takeError();
     Host = std::move(*H);
+    setHostCode(Host->isLibrary() ? HostCodeKind::Library
+                                  : HostCodeKind::Objects,
+                Host->getLibraryFailure());
     return llvm::Error::success();
   }
 

@@ -8,7 +8,9 @@
 // host library (the same objects linked into a shared object by ld.lld,
 // which the kernel cache does) is loaded with dlopen instead: it needs none
 // of ORC's set-up, linking or LLVM's target registration, which take most
-// of a cache hit's time.
+// of a cache hit's time. When the dynamic loader refuses the library, the
+// objects, which the artifact keeps, are linked through ORC as before and
+// the load reports why (LoadedArtifact::getWarnings()).
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,9 +80,7 @@ HostCode::loadLibrary(llvm::StringRef Image,
   if (!H)
     return llvm::createStringError(
         "cannot load the artifact's host library: " +
-        getDlError("dlopen failed") +
-        " (run with the kernel cache off, tile-jit --no-cache, to link "
-        "its objects in this process instead)");
+        getDlError("dlopen failed"));
   std::unique_ptr<HostCode> C(new HostCode());
   C->Library = H;
   return C;
@@ -93,12 +93,25 @@ HostCode::loadLibrary(llvm::StringRef Image,
 
 llvm::Expected<std::unique_ptr<HostCode>>
 HostCode::load(const KernelArtifact &A) {
-  if (!A.HostLibrary.empty())
-    return loadLibrary(A.HostLibrary, A.getSharedLibraries());
   std::vector<const std::string *> Objects = A.getHostLinkedObjects();
+  std::string LibraryFailure;
+  if (!A.HostLibrary.empty()) {
+    llvm::Expected<std::unique_ptr<HostCode>> L =
+        loadLibrary(A.HostLibrary, A.getSharedLibraries());
+    if (L || Objects.empty())
+      return L;
+    // The same code is in the objects: a library this process cannot load
+    // (a loader that refuses in-memory files, a damaged image) costs the
+    // link through ORC, not the run.
+    LibraryFailure = llvm::toString(L.takeError());
+  }
   if (Objects.empty())
     return llvm::createStringError("the artifact has no host object");
-  return create(Objects, A.getSharedLibraries());
+  llvm::Expected<std::unique_ptr<HostCode>> C =
+      create(Objects, A.getSharedLibraries());
+  if (C)
+    (*C)->LibraryFailure = std::move(LibraryFailure);
+  return C;
 }
 
 llvm::Expected<std::unique_ptr<HostCode>>

@@ -30,7 +30,9 @@ public:
   ~HostCode();
   /// The host code of \p A: its host library when it has one, else its
   /// getHostLinkedObjects() through ORC. The shared libraries its device
-  /// code calls are loaded first.
+  /// code calls are loaded first. A host library the dynamic loader
+  /// refuses degrades to the objects, with the reason in
+  /// getLibraryFailure().
   static llvm::Expected<std::unique_ptr<HostCode>>
   load(const KernelArtifact &A);
   /// Links \p Objects (relocatable objects) into a new JIT. Symbols they
@@ -56,11 +58,19 @@ public:
   static llvm::Error invoke(void *Fn, llvm::StringRef Symbol,
                             llvm::ArrayRef<TileArg> Args, RuntimeCall &Call);
 
+  /// Whether this runs a host library loaded with dlopen (else objects
+  /// linked through ORC).
+  bool isLibrary() const { return Library != nullptr; }
+  /// Why load() linked the objects of an artifact that has a host
+  /// library; empty when it did not have to.
+  llvm::StringRef getLibraryFailure() const { return LibraryFailure; }
+
 private:
   HostCode() = default;
   std::unique_ptr<llvm::orc::LLJIT> JIT;
   /// dlopen's handle of a loaded host library.
   void *Library = nullptr;
+  std::string LibraryFailure;
   llvm::StringMap<void *> Cache;
 };
 

@@ -431,8 +431,11 @@ llvm::Expected<KernelArtifact> KernelArtifact::deserialize(llvm::StringRef Bytes
     return std::move(Err);
   if (R.Buf.starts_with(llvm::StringRef(kHostLibraryTag, sizeof(kHostLibraryTag)))) {
     R.Buf = R.Buf.drop_front(sizeof(kHostLibraryTag));
-    if (!R.str(A.HostLibrary) || A.HostLibrary.empty())
+    if (!R.str(A.HostLibrary))
       return Corrupt("truncated host library");
+    if (A.HostLibrary.empty())
+      return Corrupt("empty host library (an artifact without one has no "
+                     "host library section)");
   }
   if (!R.Buf.empty())
     return Corrupt(llvm::Twine(R.Buf.size()) + " trailing bytes");

@@ -153,6 +153,8 @@ llvm::Error OrcLoaded::init() {
   if (!C)
     return C.takeError();
   Code = std::move(*C);
+  setHostCode(Code->isLibrary() ? HostCodeKind::Library : HostCodeKind::Objects,
+              Code->getLibraryFailure());
   for (const ArtifactEntry &E : Artifact.Entries) {
     EntryTable T;
     T.Symbol = E.Symbol;

@@ -11,6 +11,26 @@
 using namespace tile;
 
 LoadedArtifact::~LoadedArtifact() = default;
+
+void LoadedArtifact::setHostCode(HostCodeKind K,
+                                 llvm::StringRef LibraryFailure) {
+  HostKind = K;
+  if (!LibraryFailure.empty())
+    Warnings.push_back(("the artifact's host library was not used (" +
+                        LibraryFailure +
+                        "); its host objects were linked through ORC "
+                        "instead, which is slower to load")
+                           .str());
+}
+
+llvm::StringRef tile::getHostCodeKindName(LoadedArtifact::HostCodeKind K) {
+  switch (K) {
+  case LoadedArtifact::HostCodeKind::None: return "none";
+  case LoadedArtifact::HostCodeKind::Library: return "library (dlopen)";
+  case LoadedArtifact::HostCodeKind::Objects: return "objects (ORC)";
+  }
+  llvm_unreachable("unknown host code kind");
+}
 PreparedEntry::~PreparedEntry() = default;
 
 namespace {

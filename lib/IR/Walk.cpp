@@ -20,6 +20,15 @@ void tile::walkStmts(const Block &B,
   walkStmts(const_cast<Block &>(B), [&](Stmt &S) { Fn(S); });
 }
 
+void tile::forEachKernel(
+    Module &M, llvm::function_ref<void(Function &, KernelStmt &)> Fn) {
+  for (const auto &F : M.getFunctions())
+    walkStmts(F->getBodyMutable(), [&](Stmt &S) {
+      if (auto *K = dyn_cast<KernelStmt>(&S))
+        Fn(*F, *K);
+    });
+}
+
 llvm::SmallVector<Block *, 2> tile::getNestedBlocks(Stmt &S) {
   llvm::SmallVector<Block *, 2> Out;
   if (auto *F = dyn_cast<ForStmt>(&S))

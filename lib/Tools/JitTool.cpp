@@ -218,8 +218,13 @@ bool Jit::load() {
                 "': " + llvm::toString(L.takeError()));
   Loaded = std::move(*L);
   Timings.add("load", secondsSince(TM));
+  for (const std::string &W : Loaded->getWarnings())
+    llvm::WithColor::warning(Err, "tile-jit") << W << "\n";
   if (Opts.PrintCompileTime) {
     Out << CacheSummary << "\n";
+    if (Loaded->getHostCodeKind() != LoadedArtifact::HostCodeKind::None)
+      Out << "host code: " << getHostCodeKindName(Loaded->getHostCodeKind())
+          << "\n";
     Out << "compile time (" << Ctx->getTarget().str() << ", "
         << Ctx->getExecBackend().Name << "):\n";
     Timings.print(Out);

@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Analysis/AllocationBytes.h"
 #include "tile/IR/Printer.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
@@ -250,11 +251,10 @@ private:
 
   /// Bytes \p B takes in shared memory.
   int64_t sharedBytes(const BufferValue &B) const {
-    int64_t N = 1;
-    for (int64_t E : B.getConstShape().value_or(std::vector<int64_t>{0}))
-      N *= E;
     DType T = B.getDType();
-    return N * (Wide16 && (T == DType::F16 || T == DType::BF16) ? 4 : getDTypeBytes(T));
+    return getConstShapeBytes(
+        B, Wide16 && (T == DType::F16 || T == DType::BF16) ? 4
+                                                           : getDTypeBytes(T));
   }
 
   void collectFills(Block &B, std::vector<Fill> &Out) {
@@ -315,16 +315,13 @@ private:
   }
 
   void readTilesFromGlobal() {
-    int64_t Total = 0;
-    walkStmts(K.getBody(), [&](const Stmt &S) {
-      const auto *A = dyn_cast<AllocStmt>(&S);
-      if (!A)
-        return;
-      const BufferValue *B = A->getBuffer();
-      if (B->getScope() == MemScope::Shared ||
-          (B->getScope() == MemScope::Fragment && FragmentsInShared))
-        Total += sharedBytes(*B);
-    });
+    int64_t Total = sumAllocationBytes(
+        K.getBody(),
+        [&](const BufferValue &B) {
+          return B.getScope() == MemScope::Shared ||
+                 (B.getScope() == MemScope::Fragment && FragmentsInShared);
+        },
+        [&](const BufferValue &B) { return sharedBytes(B); });
     if (Total <= SharedLimit)
       return;
     // Buffers the kernel writes (or hands to an op, which may).

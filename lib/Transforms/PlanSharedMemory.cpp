@@ -364,11 +364,9 @@ public:
   using Pass::Pass;
 
   bool run(Module &M, PassState &S) override {
-    for (const auto &F : M.getFunctions())
-      walkStmts(F->getBodyMutable(), [&](Stmt &St) {
-        if (auto *K = dyn_cast<KernelStmt>(&St))
-          SharedMemoryPlanner(*K, getRemarks(M)).run();
-      });
+    forEachKernel(M, [&](Function &, KernelStmt &K) {
+      SharedMemoryPlanner(K, getRemarks(M)).run();
+    });
     return true;
   }
 };

@@ -148,11 +148,9 @@ public:
 
   bool run(Module &M, PassState &) override {
     bool Flatten = getBoolOption("flatten");
-    for (const auto &F : M.getFunctions())
-      walkStmts(F->getBodyMutable(), [&](Stmt &S) {
-        if (auto *K = dyn_cast<KernelStmt>(&S))
-          rasterize(*F, *K, Flatten);
-      });
+    forEachKernel(M, [&](Function &F, KernelStmt &K) {
+      rasterize(F, K, Flatten);
+    });
     return true;
   }
 

@@ -6,10 +6,14 @@
 // DLTensor values: the argument checks tile-jit cannot provoke (null
 // tensors and data, strides, alignment, device type, argument kinds and
 // count), each with its exact message and an output left as it was; the
-// results of good calls; and exported artifacts read back, intact or not.
+// results of good calls; exported artifacts read back, intact or not; and
+// host libraries (KernelArtifact::HostLibrary): linked, written, read back
+// and loaded with dlopen, a damaged section rejected, a library the loader
+// refuses replaced by the objects with a warning, a failed link.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/Driver/CompileModule.h"
 #include "tile/Exec/Executor.h"
 #include "tile/IR/Parser.h"
@@ -642,6 +646,187 @@ TEST_F(DriverArtifactTest, FileRoundTripAndUnreadableFile) {
   ASSERT_FALSE(bool(Gone));
   EXPECT_EQ(llvm::toString(Gone.takeError()),
             "cannot read '" + Path.str().str() + "': No such file or directory");
+}
+
+
+//===----------------------------------------------------------------------===//
+// Host libraries
+//===----------------------------------------------------------------------===//
+
+/// Calls axpy on \p L and checks its result; "" on success.
+std::string runAxpy(LoadedArtifact &L) {
+  Tensor X({4}, {1, 2, 3, 4});
+  Tensor Y = Tensor::poisoned({4});
+  std::vector<TileArg> Args = {X.arg(), Y.arg(), floatArg(2), intArg(1)};
+  if (llvm::Error E = L.call("axpy", Args))
+    return llvm::toString(std::move(E));
+  if (Y.Values != std::vector<float>{3, 5, 7, 9})
+    return "wrong result";
+  return "";
+}
+
+/// The suite's artifact with its host code linked into a host library, or
+/// the reason there is none.
+llvm::Expected<KernelArtifact> getLinkedArtifact() {
+  std::optional<std::string> Linker = findLinker();
+  if (!Linker)
+    return llvm::createStringError("no ld.lld of LLVM 22");
+  KernelArtifact A = getCompiled().Artifact;
+  if (llvm::Error E = linkHostLibrary(A, *Linker))
+    return std::move(E);
+  return A;
+}
+
+/// The serialized bytes of \p A and where its host library section starts.
+std::pair<std::string, size_t> serializeWithSection(const KernelArtifact &A) {
+  std::string Bytes = A.serialize();
+  return {Bytes, Bytes.rfind("HOSTLIB1")};
+}
+
+TEST_F(DriverArtifactTest, HostLibraryRoundTripsAndLoadsWithDlopen) {
+  if (!findLinker())
+    GTEST_SKIP() << "no ld.lld of LLVM 22";
+  llvm::Expected<KernelArtifact> A = getLinkedArtifact();
+  ASSERT_TRUE(bool(A)) << llvm::toString(A.takeError());
+  ASSERT_TRUE(llvm::StringRef(A->HostLibrary).starts_with("\x7f" "ELF"));
+  EXPECT_EQ(A->Notes.count("toolchain:" + *findLinker()), 1u);
+  // The objects stay: a process that cannot load the library links them.
+  EXPECT_TRUE(A->HostObject == getCompiled().Artifact.HostObject);
+
+  auto [Bytes, At] = serializeWithSection(*A);
+  // The section is the last one: the tag, the length, the library.
+  ASSERT_NE(At, std::string::npos);
+  EXPECT_EQ(Bytes.size(), At + 8 + 8 + A->HostLibrary.size());
+  EXPECT_EQ(readU64(Bytes, At + 8), A->HostLibrary.size());
+  // Without a library, no section, and the rest is written as before.
+  KernelArtifact Without = *A;
+  Without.HostLibrary.clear();
+  EXPECT_TRUE(llvm::StringRef(Bytes).take_front(At) == Without.serialize());
+
+  llvm::Expected<KernelArtifact> Back = KernelArtifact::deserialize(Bytes);
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_TRUE(Back->HostLibrary == A->HostLibrary);
+  EXPECT_TRUE(Back->serialize() == Bytes);
+
+  auto E = Executor::create(ExecBackendKind::Orc);
+  ASSERT_TRUE(bool(E)) << llvm::toString(E.takeError());
+  auto L = (*E)->load(*Back);
+  ASSERT_TRUE(bool(L)) << llvm::toString(L.takeError());
+  EXPECT_EQ((*L)->getHostCodeKind(), LoadedArtifact::HostCodeKind::Library);
+  EXPECT_TRUE((*L)->getWarnings().empty());
+  EXPECT_EQ(runAxpy(**L), "");
+  // Without the library, the same artifact links its objects.
+  auto O = (*E)->load(getCompiled().Artifact);
+  ASSERT_TRUE(bool(O)) << llvm::toString(O.takeError());
+  EXPECT_EQ((*O)->getHostCodeKind(), LoadedArtifact::HostCodeKind::Objects);
+  EXPECT_EQ(runAxpy(**O), "");
+}
+
+TEST_F(DriverArtifactTest, DamagedHostLibrarySectionIsRejected) {
+  // Made by hand: the section does not need a linker to be read.
+  KernelArtifact A = getCompiled().Artifact;
+  A.HostLibrary = std::string("\x7f" "ELF", 4) + std::string(60, 'L');
+  auto [Bytes, At] = serializeWithSection(A);
+  ASSERT_NE(At, std::string::npos);
+  auto Text = [](llvm::StringRef B) {
+    llvm::Expected<KernelArtifact> R = KernelArtifact::deserialize(B);
+    return R ? std::string("success") : llvm::toString(R.takeError());
+  };
+  ASSERT_EQ(Text(Bytes), "success");
+  // Cut in the length or in the library.
+  for (size_t Cut : {At + 8, At + 12, At + 16, At + 16 + 30, Bytes.size() - 1})
+    EXPECT_EQ(Text(llvm::StringRef(Bytes).take_front(Cut)),
+              "corrupt Tile artifact: truncated host library")
+        << "cut at " << Cut << " of " << Bytes.size();
+  // Cut in the tag: bytes that are no section.
+  EXPECT_EQ(Text(llvm::StringRef(Bytes).take_front(At + 5)),
+            "corrupt Tile artifact: 5 trailing bytes");
+  // A length past the end.
+  std::string Long = Bytes;
+  Long.replace(At + 8, 8, u64Bytes(A.HostLibrary.size() + 1));
+  EXPECT_EQ(Text(Long), "corrupt Tile artifact: truncated host library");
+  // A length short of the end leaves bytes no section claims.
+  std::string Short = Bytes;
+  Short.replace(At + 8, 8, u64Bytes(A.HostLibrary.size() - 3));
+  EXPECT_EQ(Text(Short), "corrupt Tile artifact: 3 trailing bytes");
+  // An empty library is never written.
+  std::string Empty = Bytes.substr(0, At + 8) + u64Bytes(0);
+  EXPECT_EQ(Text(Empty), "corrupt Tile artifact: empty host library (an "
+                         "artifact without one has no host library section)");
+  EXPECT_EQ(Text(Bytes + "x"), "corrupt Tile artifact: 1 trailing bytes");
+}
+
+TEST_F(DriverArtifactTest, RefusedHostLibraryLinksTheObjectsWithAWarning) {
+  KernelArtifact A = getCompiled().Artifact;
+  A.HostLibrary = "not a shared object";
+  auto E = Executor::create(ExecBackendKind::Orc);
+  ASSERT_TRUE(bool(E)) << llvm::toString(E.takeError());
+  auto L = (*E)->load(A);
+  ASSERT_TRUE(bool(L)) << llvm::toString(L.takeError());
+  EXPECT_EQ((*L)->getHostCodeKind(), LoadedArtifact::HostCodeKind::Objects);
+  ASSERT_EQ((*L)->getWarnings().size(), 1u);
+  EXPECT_TRUE(llvm::StringRef((*L)->getWarnings()[0])
+                  .starts_with("the artifact's host library was not used "
+                               "(cannot load the artifact's host library: "))
+      << (*L)->getWarnings()[0];
+  EXPECT_TRUE(llvm::StringRef((*L)->getWarnings()[0])
+                  .ends_with("); its host objects were linked through ORC "
+                             "instead, which is slower to load"))
+      << (*L)->getWarnings()[0];
+  EXPECT_EQ(runAxpy(**L), "");
+
+  // Without objects to fall back on, the load fails with the loader's
+  // reason.
+  A.HostObject.clear();
+  A.DeviceCode.clear();
+  A.DeviceFmt = DeviceFormat::Object;
+  auto Bad = (*E)->load(A);
+  ASSERT_FALSE(bool(Bad));
+  std::string Msg = llvm::toString(Bad.takeError());
+  EXPECT_TRUE(llvm::StringRef(Msg).starts_with("the artifact has no host object"))
+      << Msg;
+}
+
+TEST_F(DriverArtifactTest, AFailedLinkLeavesTheArtifactUnchanged) {
+  KernelArtifact A = getCompiled().Artifact;
+  std::string Before = A.serialize();
+  llvm::Error E = linkHostLibrary(A, "/bin/false");
+  ASSERT_TRUE(bool(E));
+  EXPECT_EQ(llvm::toString(std::move(E)),
+            "/bin/false failed (exit 1) and printed nothing");
+  EXPECT_EQ(A.serialize(), Before);
+  EXPECT_EQ(A.Notes.count("toolchain:/bin/false"), 0u);
+
+  llvm::Error Missing = linkHostLibrary(A, "/nonexistent/ld.lld");
+  ASSERT_TRUE(bool(Missing));
+  EXPECT_TRUE(llvm::StringRef(llvm::toString(std::move(Missing)))
+                  .starts_with("/nonexistent/ld.lld failed ("));
+  EXPECT_EQ(A.serialize(), Before);
+
+  KernelArtifact NoHost;
+  NoHost.DeviceCode = "device code";
+  llvm::Error None = linkHostLibrary(NoHost, "/bin/false");
+  EXPECT_EQ(llvm::toString(std::move(None)), "the artifact has no host object");
+}
+
+TEST(ExternalTool, NoneAsksForNoProgram) {
+  ::setenv("TILE_TEST_TOOL", "none", 1);
+  EXPECT_FALSE(findExternalTool("TILE_TEST_TOOL", "sh", "/bin/sh").has_value());
+  ::setenv("TILE_TEST_TOOL", "/opt/some/tool", 1);
+  EXPECT_EQ(findExternalTool("TILE_TEST_TOOL", "sh", "/bin/sh"),
+            std::optional<std::string>("/opt/some/tool"));
+  ::unsetenv("TILE_TEST_TOOL");
+  EXPECT_TRUE(findExternalTool("TILE_TEST_TOOL", "sh", "/bin/sh").has_value());
+  const char *Saved = std::getenv("TILE_LD_LLD");
+  std::optional<std::string> Restore;
+  if (Saved)
+    Restore = Saved;
+  ::setenv("TILE_LD_LLD", "none", 1);
+  EXPECT_FALSE(findLinker().has_value());
+  if (Restore)
+    ::setenv("TILE_LD_LLD", Restore->c_str(), 1);
+  else
+    ::unsetenv("TILE_LD_LLD");
 }
 
 } // namespace

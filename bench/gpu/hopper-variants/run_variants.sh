@@ -20,20 +20,7 @@ b() { echo "-- $*"; timeout 40 "$JIT" "$@" -target="$T" --random --bench 10 2>&1
 for f in $D/gemm_hopper_f16.tile $D/gemm_hopper_bf16.tile $D/v_128x64s3.tile $D/v_128x64s3_bf16.tile $D/v_256x64s3.tile $D/v_256x64s4_m0.tile examples/gemm.tile test/Examples/Inputs/gemm_bf16.tile; do b $f --dim M=4096 --dim N=4096 --dim K=4096; done
 for f in $D/gemm_hopper_f16.tile $D/gemm_hopper_bf16.tile $D/v_128x64s3.tile $D/v_128x64s3_bf16.tile $D/v_256x64s4_m0.tile; do b $f --dim M=8192 --dim N=8192 --dim K=8192; done
 echo "== cuBLAS"
-python3 - <<'PY'
-import torch
-def bench(fn, reps=20):
-    for _ in range(5): fn()
-    torch.cuda.synchronize(); ts = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); torch.cuda.synchronize(); ts.append(s.elapsed_time(e) / 1e3)
-    return sorted(ts)[len(ts) // 2]
-for n in (4096, 8192):
-    for dt, name in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
-        a = torch.randn(n, n, device="cuda", dtype=dt); b = torch.randn(n, n, device="cuda", dtype=dt)
-        print(f"cublas {name} {n}: {2 * n**3 / bench(lambda: torch.matmul(a, b)) / 1e12:.1f} TFLOP/s")
-PY
+python3 bench/gpu/cublas_gemm.py
 echo "== sanitizer"
 for tool in memcheck racecheck; do echo "-- $tool v_128x64s3"; timeout 30 compute-sanitizer --tool $tool --print-limit 5 "$JIT" $D/v_128x64s3.tile -target="$T" --dim M=200 --dim N=300 --dim K=136 --random --check 2>&1 | tail -2; done
 echo "== end"; date -u

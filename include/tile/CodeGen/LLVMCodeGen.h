@@ -295,7 +295,7 @@ std::string printLLVMModule(const llvm::Module &M);
 
 /// An external program of device codegen (an assembler, a linker): the
 /// path in $\p EnvVar, else \p Name on the PATH, else \p Fallback when it
-/// is executable.
+/// is executable. `$EnvVar=none` asks for no program: nothing is found.
 std::optional<std::string> findExternalTool(const char *EnvVar,
                                             llvm::StringRef Name,
                                             llvm::StringRef Fallback);
@@ -310,8 +310,8 @@ struct ExternalToolRun {
   /// Its output file, when it exited with 0 and the file can be read.
   std::optional<std::string> Output;
 
-  /// "<Tool> failed (<exit N or why>):\n<log>", for a run that exited
-  /// non-zero.
+  /// "<Tool> failed (<exit N or why>):\n<log>" ("... and printed
+  /// nothing" without a log), for a run that exited non-zero.
   std::string getFailureMessage(const llvm::Twine &Tool) const;
 };
 
@@ -338,7 +338,7 @@ runExternalTool(llvm::StringRef Program, llvm::ArrayRef<llvm::StringRef> Flags,
 
 /// ld.lld of LLVM 22 (HSA code objects need it; /usr/bin/ld.lld may be an
 /// older lld): $TILE_LD_LLD, ld.lld-22 on the PATH, LLVM 22's own; nothing
-/// when none is there.
+/// when none is there or TILE_LD_LLD=none.
 std::optional<std::string> findLinker();
 
 /// Links \p A's getHostLinkedObjects() into a shared object for this host

@@ -56,10 +56,32 @@ public:
   prepare(llvm::StringRef Entry);
   const KernelArtifact &getArtifact() const { return Artifact; }
 
+  /// How the load ran the artifact's host code.
+  enum class HostCodeKind {
+    None,    ///< the backend runs no host code of the artifact
+    Library, ///< its host library, loaded with dlopen
+    Objects, ///< its host objects, linked in this process through ORC
+  };
+  HostCodeKind getHostCodeKind() const { return HostKind; }
+  /// What the load could not do as the artifact asked, and what it did
+  /// instead (a host library the dynamic loader refused, whose objects
+  /// were linked through ORC), one message each; the caller reports them
+  /// as warnings.
+  llvm::ArrayRef<std::string> getWarnings() const { return Warnings; }
+
 protected:
   explicit LoadedArtifact(const KernelArtifact &A) : Artifact(A) {}
+  /// Records how the host code was loaded and, when the artifact's host
+  /// library was refused (\p LibraryFailure, the loader's error), a
+  /// warning that its objects were linked instead.
+  void setHostCode(HostCodeKind K, llvm::StringRef LibraryFailure);
   KernelArtifact Artifact;
+  HostCodeKind HostKind = HostCodeKind::None;
+  std::vector<std::string> Warnings;
 };
+
+/// "library (dlopen)", "objects (ORC)" or "none".
+llvm::StringRef getHostCodeKindName(LoadedArtifact::HostCodeKind K);
 
 /// Times a region of device work with the device's own clock (CUDA events,
 /// say), so that host overheads between launches stay out of the figure.

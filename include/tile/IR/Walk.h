@@ -20,6 +20,12 @@ namespace tile {
 void walkStmts(Block &B, llvm::function_ref<void(Stmt &)> Fn);
 void walkStmts(const Block &B, llvm::function_ref<void(const Stmt &)> Fn);
 
+/// Calls \p Fn with each kernel statement of \p M (wherever it stands in
+/// its function) and the function holding it: what a pass that rewrites
+/// kernels one at a time walks.
+void forEachKernel(Module &M,
+                   llvm::function_ref<void(Function &, KernelStmt &)> Fn);
+
 /// The blocks directly nested in \p S (a loop body, then/else, a kernel body).
 llvm::SmallVector<Block *, 2> getNestedBlocks(Stmt &S);
 

@@ -116,6 +116,13 @@ public:
       Runs.clear();
       collectRuns(K.getBodyMutable(), Runs);
       Changed = pruneLocals(Runs);
+      // Once nothing else is dropped, the runs that read a fragment an
+      // earlier run computed start by computing it again; then the runs
+      // are collected anew.
+      if (!Changed && !Plans.empty()) {
+        applyPlans(Runs);
+        Changed = true;
+      }
     }
     remarkDropped();
     // Rewrite the runs back to front so that indices stay valid.
@@ -450,6 +457,10 @@ private:
           collectRuns(*N, Runs, &S);
         continue;
       }
+      // Statements computed again for a run start it (they could join
+      // the run before, which computed them first).
+      if (Cur && RunStarts.count(&S))
+        Close();
       if (Cur && !compatible(*Cur, *M)) {
         // A member of another domain that the run does not depend on,
         // followed by one that can join the run (a GEMV's copy of x
@@ -524,8 +535,14 @@ private:
         DropFor(F, It->second,
                 "a statement that is not element-wise over it (a copy of part of "
                 "it, a gemm, an index other than a loop's own) uses it");
-    for (const Run &R : Runs) {
+    Plans.clear();
+    Planned.clear();
+    for (size_t RI = 0; RI != Runs.size(); ++RI) {
+      const Run &R = Runs[RI];
       llvm::DenseSet<BufferValue *> Seen;
+      // Candidates read before written here, with the statement that
+      // reads each first.
+      llvm::SmallVector<std::pair<BufferValue *, llvm::SMLoc>, 2> Exposed;
       for (const Member &M : R.Members) {
         if (M.Dst)
           DropFor(M.Dst, M.S->getLoc(), kReductionResult);
@@ -534,16 +551,220 @@ private:
                   "a statement of an element-wise run reads it at an index other "
                   "than the element's");
         for (auto [F, Write] : M.Events)
-          if (Seen.insert(F).second && !Write)
-            DropFor(F, M.S->getLoc(),
-                    "a run of element-wise statements reads it before writing it (its "
-                    "value crosses from an earlier run)");
+          if (Seen.insert(F).second && !Write && !llvm::is_contained(Drop, F))
+            Exposed.push_back({F, M.S->getLoc()});
       }
+      if (Exposed.empty())
+        continue;
+      std::string Why;
+      if (planRecompute(Runs, RI, Exposed, Why))
+        continue;
+      for (auto [F, Loc] : Exposed)
+        DropFor(F, Loc,
+                "a run of element-wise statements reads it before writing it (its "
+                "value crosses from an earlier run), and " + Why);
     }
     bool Changed = false;
     for (BufferValue *F : Drop)
       Changed |= Local.remove(F);
     return Changed;
+  }
+
+  /// The buffers that \p S writes, in nested blocks too.
+  static void writtenBy(Stmt &S, llvm::function_ref<void(BufferValue *)> Fn) {
+    auto One = [&](Stmt &X) {
+      if (auto *St = dyn_cast<StoreStmt>(&X))
+        Fn(St->getBuffer());
+      if (auto *Op = dyn_cast<OpStmt>(&X))
+        for (unsigned I = 0; I != Op->getOperands().size(); ++I)
+          if (Op->getOperand(I).Kind == OperandKind::Region &&
+              Op->getInfo().operands()[I].Written)
+            Fn(Op->getOperand(I).R.Buf);
+    };
+    One(S);
+    for (Block *N : getNestedBlocks(S))
+      walkStmts(*N, One);
+  }
+
+  /// A call in \p M's values that costs more to compute again than an
+  /// element's round trip through the stack, or none.
+  static std::optional<Intrinsic> costlyCall(const Member &M) {
+    std::optional<Intrinsic> Found;
+    std::function<void(const Expr &)> Visit = [&](const Expr &E) {
+      if (const auto *C = dyn_cast<CallExpr>(&E)) {
+        Intrinsic I = C->getIntrinsic();
+        if (I == Intrinsic::Exp || I == Intrinsic::Exp2 || I == Intrinsic::Log ||
+            I == Intrinsic::Log2 || I == Intrinsic::Tanh)
+          Found = I;
+      }
+      forEachChild(const_cast<Expr &>(E), [&](ExprPtr &C) { Visit(*C); });
+    };
+    forEachExprSlot(*M.S, [&](ExprPtr &E) { Visit(*E); });
+    for (Block *N : getNestedBlocks(*M.S))
+      walkStmts(*N, [&](Stmt &S) { forEachExprSlot(S, [&](ExprPtr &E) { Visit(*E); }); });
+    return Found;
+  }
+
+  /// Plans, for run \p RI, which reads the candidates \p Exposed before
+  /// writing them, to compute them again at its start: the statements of
+  /// the nearest earlier run in the same block that their values come from
+  /// (the run's own reads of the global tile, selects and casts, not its
+  /// reductions) are repeated there, so that the values never cross runs
+  /// and need no array. Softmax's second pass over a tile (exp of the tile
+  /// minus the maximum the first pass found) reads the tile this way: it
+  /// reads it again from the cache instead of from a stack array that the
+  /// first pass stored. True when planned, or deferred until the earlier
+  /// run's own plan is applied; otherwise false with why in \p Why.
+  bool planRecompute(const std::vector<Run> &Runs, size_t RI,
+                     llvm::ArrayRef<std::pair<BufferValue *, llvm::SMLoc>> Exposed,
+                     std::string &Why) {
+    const Run &R = Runs[RI];
+    auto IsExposed = [&](const BufferValue *F) {
+      return llvm::any_of(Exposed, [&](const auto &E) { return E.first == F; });
+    };
+    for (const Member &M : R.Members)
+      if (Repeated.count(M.S)) {
+        Why = "computing it again at the run's start left it read before written";
+        return false;
+      }
+    const Run *P = nullptr;
+    size_t PI = 0;
+    for (size_t I = RI; I-- > 0 && !P;)
+      if (Runs[I].B == R.B)
+        for (const Member &M : Runs[I].Members)
+          for (auto [F, W] : M.Events)
+            if (W && IsExposed(F)) {
+              P = &Runs[I];
+              PI = I;
+            }
+    if (!P) {
+      Why = "no earlier run in the same block computes it";
+      return false;
+    }
+    if (P->Members.front().Domain != R.Members.front().Domain) {
+      Why = "the run that computes it walks other elements";
+      return false;
+    }
+    // The members of P that the exposed values depend on, back to front.
+    llvm::SetVector<BufferValue *> Need;
+    for (auto [F, Loc] : Exposed)
+      Need.insert(F);
+    std::vector<size_t> Slice;
+    for (size_t J = P->Members.size(); J-- > 0;) {
+      const Member &M = P->Members[J];
+      llvm::SmallVector<BufferValue *, 4> Written, ReadFirst;
+      for (auto [F, W] : M.Events) {
+        if (W)
+          Written.push_back(F);
+        else if (!llvm::is_contained(Written, F))
+          ReadFirst.push_back(F);
+      }
+      if (llvm::none_of(Written, [&](BufferValue *F) { return Need.count(F); }))
+        continue;
+      Slice.push_back(J);
+      for (BufferValue *F : Written)
+        Need.remove(F);
+      Need.insert(ReadFirst.begin(), ReadFirst.end());
+    }
+    if (!Need.empty()) {
+      if (Planned.count(PI))
+        return true;
+      Why = "the run that computes it reads %" + Need.front()->getName().str() +
+            " from a run before it";
+      return false;
+    }
+    std::reverse(Slice.begin(), Slice.end());
+    llvm::SmallVector<BufferValue *, 8> SliceReads;
+    for (size_t J : Slice) {
+      const Member &M = P->Members[J];
+      if (std::optional<Intrinsic> C = costlyCall(M)) {
+        Why = "computing it again would repeat a call to " + getIntrinsicName(*C).str();
+        return false;
+      }
+      SliceReads.append(M.Reads.begin(), M.Reads.end());
+      // A fragment that the repeated statements write keeps the value it
+      // has at the end of P only if no other member of P writes it later.
+      for (auto [F, W] : M.Events)
+        if (W)
+          for (size_t K = J + 1; K != P->Members.size(); ++K)
+            if (!llvm::is_contained(Slice, K))
+              for (auto [G, WK] : P->Members[K].Events)
+                if (WK && G == F) {
+                  Why = "the run that computes it writes %" + F->getName().str() +
+                        " again in a statement its value does not come from";
+                  return false;
+                }
+    }
+    // What they read must not change between P and R.
+    for (size_t I = P->First + Slice.front(); I < R.First; ++I) {
+      if (I >= P->First && I < P->First + P->Members.size() &&
+          llvm::is_contained(Slice, I - P->First))
+        continue;
+      BufferValue *Changed = nullptr;
+      writtenBy(*R.B->Stmts[I], [&](BufferValue *W) {
+        if (llvm::is_contained(SliceReads, W))
+          Changed = W;
+      });
+      if (Changed) {
+        Why = "%" + Changed->getName().str() + ", which its value is computed from, is written in between";
+        return false;
+      }
+    }
+    // The repeated statements and the run's members form one run.
+    Run T;
+    auto Join = [&](const Member &M) {
+      if (!T.Members.empty() && !compatible(T, M))
+        return false;
+      T.Members.push_back(M);
+      return true;
+    };
+    for (size_t J : Slice)
+      Join(P->Members[J]);
+    for (const Member &M : R.Members)
+      if (!Join(M)) {
+        Why = "the statements that compute it cannot join this run (one writes what another reads)";
+        return false;
+      }
+    Plan Pl;
+    Pl.RunIndex = RI;
+    for (size_t J : Slice)
+      Pl.Repeat.push_back(P->Members[J].S);
+    for (auto [F, Loc] : Exposed)
+      Pl.Frags.push_back(F);
+    Plans.push_back(std::move(Pl));
+    Planned.insert(RI);
+    return true;
+  }
+
+  /// Inserts each plan's statements again at the start of its run, last
+  /// run first so that the runs' indices stay valid.
+  void applyPlans(const std::vector<Run> &Runs) {
+    for (auto It = Plans.rbegin(); It != Plans.rend(); ++It) {
+      const Run &R = Runs[It->RunIndex];
+      Stmts Copies;
+      for (const Stmt *S : It->Repeat) {
+        StmtPtr C = S->clone();
+        if (auto *Fo = dyn_cast<ForStmt>(C.get()))
+          for (const LoopDim &D : Fo->getDims())
+            if (!D.Lo || isNonNegative(*D.Lo))
+              NonNeg.insert(D.Var.get());
+        Repeated.insert(C.get());
+        if (Copies.empty())
+          RunStarts.insert(C.get());
+        Copies.push_back(std::move(C));
+      }
+      std::string Names;
+      for (BufferValue *F : It->Frags)
+        Names += (Names.empty() ? "%" : ", %") + F->getName().str();
+      Remarks.passed(R.Members.front().S->getLoc(),
+                     "fragment " + Names + " is computed again at the start of this run of "
+                     "element-wise statements, as the run before it computes it, instead "
+                     "of kept in an array on the stack between them");
+      R.B->Stmts.insert(R.B->Stmts.begin() + R.First, std::make_move_iterator(Copies.begin()),
+                        std::make_move_iterator(Copies.end()));
+    }
+    Plans.clear();
+    Planned.clear();
   }
 
   /// Missed remarks for the fragments that stay arrays, at the statement
@@ -708,6 +929,80 @@ private:
     return std::make_unique<StoreStmt>(B, std::move(Idx), std::move(V));
   }
 
+  /// Replaces, in \p E, the comparisons `I < S` (or `S > I`) whose index
+  /// I is the global index of a copy of run \p R at element \p Elem in a
+  /// dimension of extent S (`%t * 1024 + %j < N` in softmax's select of
+  /// the columns inside a row) with true: in the unguarded nest the whole
+  /// tile is in range. The program's own guard would otherwise be
+  /// computed for every element of every whole tile.
+  /// Whether \p A and \p B are the same index expression: the same
+  /// values (not only the same names), literals, loads and operations.
+  /// Other kinds of expression are not compared (false).
+  static bool sameIndex(const Expr &A, const Expr &B) {
+    if (A.getKind() != B.getKind() || A.getDType() != B.getDType())
+      return false;
+    auto SameList = [](llvm::ArrayRef<ExprPtr> X, llvm::ArrayRef<ExprPtr> Y) {
+      if (X.size() != Y.size())
+        return false;
+      for (size_t I = 0; I != X.size(); ++I)
+        if (!sameIndex(*X[I], *Y[I]))
+          return false;
+      return true;
+    };
+    switch (A.getKind()) {
+    case Expr::Kind::IntLit:
+      return cast<IntLitExpr>(A).getValue() == cast<IntLitExpr>(B).getValue();
+    case Expr::Kind::Ref:
+      return cast<RefExpr>(A).getValue() == cast<RefExpr>(B).getValue();
+    case Expr::Kind::Load:
+      return cast<LoadExpr>(A).getBuffer() == cast<LoadExpr>(B).getBuffer() &&
+             SameList(cast<LoadExpr>(A).getIndices(), cast<LoadExpr>(B).getIndices());
+    case Expr::Kind::Binary: {
+      const auto &X = cast<BinaryExpr>(A), &Y = cast<BinaryExpr>(B);
+      return X.getOp() == Y.getOp() && sameIndex(*X.getLHS(), *Y.getLHS()) &&
+             sameIndex(*X.getRHS(), *Y.getRHS());
+    }
+    case Expr::Kind::Call: {
+      const auto &X = cast<CallExpr>(A), &Y = cast<CallExpr>(B);
+      return X.getIntrinsic() == Y.getIntrinsic() && SameList(X.getArgs(), Y.getArgs());
+    }
+    case Expr::Kind::Cast:
+      return sameIndex(*cast<CastExpr>(A).getOperand(), *cast<CastExpr>(B).getOperand());
+    default:
+      return false;
+    }
+  }
+
+  /// Replaces, in \p E, the comparisons `I < S` (or `S > I`) whose index
+  /// I is the global index of a copy of run \p R at element \p Elem in a
+  /// dimension of extent S (`%t * 1024 + %j < N` in softmax's select of
+  /// the columns inside a row) with true: in the unguarded nest the whole
+  /// tile is in range. The program's own guard would otherwise be
+  /// computed for every element of every whole tile.
+  void foldInRange(ExprPtr &E, const Run &R, llvm::ArrayRef<ExprPtr> Elem) {
+    std::vector<std::pair<ExprPtr, const Expr *>> InRange;
+    for (const Member &M : R.Members) {
+      if (!M.Global)
+        continue;
+      std::vector<ExprPtr> GI = globalIndex(M, Elem);
+      for (unsigned D = 0; D != GI.size(); ++D)
+        if (M.GPos[D] >= 0)
+          InRange.push_back({std::move(GI[D]), M.Global->getShape()[D].get()});
+    }
+    rewriteExpr(E, [&](ExprPtr X) -> ExprPtr {
+      auto *B = dyn_cast<BinaryExpr>(X.get());
+      if (!B || (B->getOp() != BinaryOp::Lt && B->getOp() != BinaryOp::Gt))
+        return X;
+      const Expr *I = B->getLHS(), *S = B->getRHS();
+      if (B->getOp() == BinaryOp::Gt)
+        std::swap(I, S);
+      for (const auto &[GI, Ext] : InRange)
+        if (sameIndex(*I, *GI) && sameIndex(*S, *Ext))
+          return ex::boolLit(true);
+      return X;
+    });
+  }
+
   /// The statements of one element: \p Elem are its domain indices, \p Lane
   /// the partial result it accumulates into.
   Stmts elementBody(const Run &R, llvm::ArrayRef<ExprPtr> Elem, const Expr *Lane,
@@ -773,6 +1068,8 @@ private:
           auto *St = cast<StoreStmt>(S.get());
           ExprPtr Val = St->getValue()->clone();
           rewriteExpr(Val, Rewrite);
+          if (!Guarded)
+            foldInRange(Val, R, Elem);
           Out.push_back(store(Scalar[St->getBuffer()], {}, std::move(Val)));
         }
         break;
@@ -1134,6 +1431,18 @@ private:
   }
 
   static constexpr const char *kReductionResult = "a reduction writes it";
+
+  /// Statements of an earlier run to repeat at the start of a run.
+  struct Plan {
+    size_t RunIndex;
+    std::vector<const Stmt *> Repeat;
+    llvm::SmallVector<BufferValue *, 2> Frags;
+  };
+  std::vector<Plan> Plans;
+  /// The runs with a plan, by index.
+  llvm::DenseSet<size_t> Planned;
+  /// The statements inserted by plans, and the first of each plan's.
+  llvm::DenseSet<const Stmt *> Repeated, RunStarts;
 
   NameGenerator Names;
   KernelStmt &K;

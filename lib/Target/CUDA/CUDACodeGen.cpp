@@ -178,8 +178,6 @@ std::once_flag InitOnce;
 /// TILE_PTXAS=none asks for no ptxas: the artifact holds PTX, which the
 /// driver's JIT compiles when it is loaded.
 std::optional<std::string> findPtxas() {
-  if (const char *Env = std::getenv("TILE_PTXAS"); Env && llvm::StringRef(Env) == "none")
-    return std::nullopt;
   return findExternalTool("TILE_PTXAS", "ptxas", "/usr/local/cuda/bin/ptxas");
 }
 

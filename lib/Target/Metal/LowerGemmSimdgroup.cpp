@@ -277,11 +277,9 @@ public:
     if (!M.getContext().getOpRegistry().lookup("metal.simdgroup_mma"))
       return true; // the metal dialect is not registered: nothing to lower to
     RemarkEmitter Remarks = getRemarks(M);
-    for (const auto &F : M.getFunctions())
-      walkStmts(F->getBodyMutable(), [&](Stmt &St) {
-        if (auto *K = dyn_cast<KernelStmt>(&St))
-          SimdgroupLowering(*F, *K, M.getContext().getOpRegistry(), Remarks).run();
-      });
+    forEachKernel(M, [&](Function &F, KernelStmt &K) {
+      SimdgroupLowering(F, K, M.getContext().getOpRegistry(), Remarks).run();
+    });
     return true;
   }
 };

@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MFMALayout.h"
+#include "tile/Analysis/AllocationBytes.h"
 #include "tile/Analysis/FragmentLayouts.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
@@ -320,22 +321,16 @@ private:
   /// tile-lower-tile-ops, whose fragments tile-lower-to-simt may keep per
   /// work-item.
   void leaveGemmsOverLDS() {
-    int64_t Bytes = 0;
-    walkStmts(K.getBody(), [&](const Stmt &S) {
-      const auto *A = dyn_cast<AllocStmt>(&S);
-      if (!A)
-        return;
-      const BufferValue *B = A->getBuffer();
-      std::optional<std::vector<int64_t>> Shape = B->getConstShape();
-      if (!Shape || (B->getScope() != MemScope::Shared &&
-                     B->getScope() != MemScope::Fragment) ||
-          InRegisters.count(const_cast<BufferValue *>(B)))
-        return;
-      int64_t N = getDTypeBytes(B->getDType());
-      for (int64_t E : *Shape)
-        N *= E;
-      Bytes += N;
-    });
+    int64_t Bytes = sumAllocationBytes(
+        K.getBody(),
+        [&](const BufferValue &B) {
+          return (B.getScope() == MemScope::Shared ||
+                  B.getScope() == MemScope::Fragment) &&
+                 !InRegisters.count(const_cast<BufferValue *>(&B));
+        },
+        [](const BufferValue &B) {
+          return getConstShapeBytes(B, getDTypeBytes(B.getDType()));
+        });
     if (Bytes <= LDSLimit)
       return;
     std::vector<OpStmt *> Left;
@@ -890,14 +885,12 @@ public:
   bool run(Module &M, PassState &S) override {
     bool OK = true;
     RemarkEmitter Remarks = getRemarks(M);
-    for (const auto &F : M.getFunctions())
-      walkStmts(F->getBodyMutable(), [&](Stmt &St) {
-        if (auto *K = dyn_cast<KernelStmt>(&St))
-          OK &= MFMALowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
-                             getBoolOption("registers"), getIntOption("lds-limit"),
-                             Remarks)
-                    .run();
-      });
+    forEachKernel(M, [&](Function &F, KernelStmt &K) {
+      OK &= MFMALowering(F, K, M.getContext().getOpRegistry(), S.Diag,
+                         getBoolOption("registers"), getIntOption("lds-limit"),
+                         Remarks)
+                .run();
+    });
     return OK;
   }
 };

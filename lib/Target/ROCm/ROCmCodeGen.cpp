@@ -241,7 +241,8 @@ llvm::Error generateROCmDeviceCode(const BackendContext &Ctx, const Module &M,
     // Source-only: the assembly, and no code object to load.
     Artifact.Notes["hsaco"] =
         Ctx.runsToolchain()
-            ? "not linked: ld.lld-22 was not found (set TILE_LD_LLD)"
+            ? "not linked: no ld.lld-22 (not found, or TILE_LD_LLD=none; "
+              "set TILE_LD_LLD to one)"
             : "not linked: the external toolchain was turned off";
     return llvm::Error::success();
   }
