@@ -108,6 +108,15 @@ ExprPtr ex::land(ExprPtr L, ExprPtr R) {
   return binary(BinaryOp::LogicalAnd, std::move(L), std::move(R));
 }
 
+ExprPtr ex::reduceCombine(llvm::StringRef Kind, ExprPtr A, ExprPtr B) {
+  if (Kind == "sum" || Kind == "abssum")
+    return add(std::move(A), std::move(B));
+  std::vector<ExprPtr> Args;
+  Args.push_back(std::move(A));
+  Args.push_back(std::move(B));
+  return call(Kind == "min" ? Intrinsic::Min : Intrinsic::Max, std::move(Args));
+}
+
 ExprPtr ex::call(Intrinsic Fn, std::vector<ExprPtr> Args) {
   DType Ty = Args[Fn == Intrinsic::Select ? 1 : 0]->getDType();
   return fold(std::make_unique<CallExpr>(Fn, std::move(Args), Ty));

@@ -136,15 +136,6 @@ private:
     return "";
   }
 
-  static ExprPtr combine(llvm::StringRef Kind, ExprPtr A, ExprPtr B) {
-    if (Kind == "sum" || Kind == "abssum")
-      return ex::add(std::move(A), std::move(B));
-    std::vector<ExprPtr> Args;
-    Args.push_back(std::move(A));
-    Args.push_back(std::move(B));
-    return ex::call(Kind == "min" ? Intrinsic::Min : Intrinsic::Max, std::move(Args));
-  }
-
   static std::vector<ExprPtr> at(ExprPtr I) {
     std::vector<ExprPtr> Idx;
     Idx.push_back(std::move(I));
@@ -199,7 +190,7 @@ private:
         }
         Stmts Then;
         Then.push_back(std::make_unique<StoreStmt>(
-            Acc, at(lit(0)), combine(SubKind, ex::load(Acc, at(lit(0))), std::move(X))));
+            Acc, at(lit(0)), ex::reduceCombine(SubKind, ex::load(Acc, at(lit(0))), std::move(X))));
         if (Length % Threads)
           L.push_back(ifThen(ex::lt(ref(Col), lit(Length)), std::move(Then)));
         else

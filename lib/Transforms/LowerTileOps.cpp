@@ -478,12 +478,7 @@ private:
       if (Abs)
         X = ex::call(Intrinsic::Abs, vec(std::move(X)));
       ExprPtr Cur = ex::load(AccVar, {});
-      ExprPtr Comb;
-      if (Kind == "sum" || Kind == "abssum")
-        Comb = ex::add(std::move(Cur), std::move(X));
-      else
-        Comb = ex::call(Kind == "min" ? Intrinsic::Min : Intrinsic::Max,
-                        vec(std::move(Cur), std::move(X)));
+      ExprPtr Comb = ex::reduceCombine(Kind, std::move(Cur), std::move(X));
       Stmts Body;
       Body.push_back(store(AccVar, {}, std::move(Comb)));
       S.push_back(serialLoopWith(std::move(RVar), cloneOr(Src.Extents[Dim], 1),

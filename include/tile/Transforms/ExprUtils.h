@@ -38,6 +38,10 @@ ExprPtr ge(ExprPtr L, ExprPtr R);
 ExprPtr land(ExprPtr L, ExprPtr R);
 ExprPtr call(Intrinsic Fn, std::vector<ExprPtr> Args);
 ExprPtr neg(ExprPtr X);
+/// `A <kind> B`, the combining step of a reduce of \p Kind (sum and abssum
+/// add; min takes the minimum; max and absmax the maximum). The absolute
+/// value of the abs kinds is the caller's, applied to the elements read.
+ExprPtr reduceCombine(llvm::StringRef Kind, ExprPtr A, ExprPtr B);
 
 /// Folds \p E if its operands are constants (one level; use with
 /// rewriteExpr for a whole tree). Returns \p E unchanged otherwise.

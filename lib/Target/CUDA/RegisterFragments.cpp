@@ -1065,16 +1065,6 @@ private:
     return R;
   }
 
-  static ExprPtr combine(const ReduceInfo &R, ExprPtr A, ExprPtr B) {
-    if (R.Kind == "sum" || R.Kind == "abssum")
-      return ex::add(std::move(A), std::move(B));
-    std::vector<ExprPtr> Args;
-    Args.push_back(std::move(A));
-    Args.push_back(std::move(B));
-    return ex::call(R.Kind == "min" ? Intrinsic::Min : Intrinsic::Max,
-                    std::move(Args));
-  }
-
   /// The value that combining with leaves anything unchanged.
   static ExprPtr identity(const ReduceInfo &R) {
     if (R.Kind == "min")
@@ -1106,7 +1096,7 @@ private:
         S.push_back(unroll("q", From, R.PerRow, [&](Value *Q) {
           Stmts In;
           In.push_back(store(Part, one(ex::ref(Row)),
-                             combine(R, ex::load(Part, one(ex::ref(Row))),
+                             ex::reduceCombine(R.Kind, ex::load(Part, one(ex::ref(Row))),
                                      Elem(ex::add(First->clone(), ex::ref(Q))))));
           return In;
         }));
@@ -1178,7 +1168,7 @@ private:
                                          std::move(Operands), std::move(Attrs),
                                          Loc));
     S.push_back(store(Part, one(I.clone()),
-                      combine(R, ex::load(Part, one(I.clone())),
+                      ex::reduceCombine(R.Kind, ex::load(Part, one(I.clone())),
                               ex::load(Tmp, one(ex::intLit(0))))));
   }
 
@@ -1370,7 +1360,7 @@ private:
       ExprPtr K = compactReg(*ex::ref(Reg), Mask);
       Stmts S;
       S.push_back(store(Part, one(K->clone()),
-                        combine(R, ex::load(Part, one(K->clone())), std::move(X))));
+                        ex::reduceCombine(R.Kind, ex::load(Part, one(K->clone())), std::move(X))));
       return S;
     }));
     return Out;
@@ -1418,7 +1408,7 @@ private:
       for (int64_t W = 0; W != int64_t(1) << llvm::popcount(uint64_t(WarpBits)); ++W) {
         ExprPtr X = ex::load(Red, Slot(K, ex::add(Base->clone(),
                                                   ex::intLit(depositBits(W, WarpBits)))));
-        Sum = Sum ? combine(R, std::move(Sum), std::move(X)) : std::move(X);
+        Sum = Sum ? ex::reduceCombine(R.Kind, std::move(Sum), std::move(X)) : std::move(X);
       }
       S.push_back(store(Part, one(ex::ref(K)), std::move(Sum)));
       return S;
@@ -1433,7 +1423,7 @@ private:
     Out.push_back(unroll("r", 0, frag(R.Dst)->sliceRegs(), [&](Value *K) {
       ExprPtr Val = ex::load(Part, one(ex::ref(K)));
       if (!R.Clear)
-        Val = combine(R, ex::load(R.Dst, one(ex::ref(K))), std::move(Val));
+        Val = ex::reduceCombine(R.Kind, ex::load(R.Dst, one(ex::ref(K))), std::move(Val));
       Stmts S;
       S.push_back(store(R.Dst, one(ex::ref(K)), std::move(Val)));
       return S;
@@ -1453,7 +1443,7 @@ private:
         std::vector<ExprPtr> Again;
         for (ExprPtr &X : Idx)
           Again.push_back(X->clone());
-        Val = combine(R, ex::load(R.Dst, std::move(Again)), std::move(Val));
+        Val = ex::reduceCombine(R.Kind, ex::load(R.Dst, std::move(Again)), std::move(Val));
       }
       S.push_back(store(R.Dst, std::move(Idx), std::move(Val)));
       return S;

@@ -966,13 +966,6 @@ private:
     return Out;
   }
 
-  static ExprPtr combine(llvm::StringRef Kind, ExprPtr A, ExprPtr B) {
-    if (Kind == "sum" || Kind == "abssum")
-      return ex::add(std::move(A), std::move(B));
-    return call(Kind == "min" ? Intrinsic::Min : Intrinsic::Max, std::move(A),
-                std::move(B));
-  }
-
   static std::vector<ExprPtr> one(ExprPtr E) {
     std::vector<ExprPtr> V;
     V.push_back(std::move(E));
@@ -1004,15 +997,15 @@ private:
         Value *Base = let(HL, "base", add(mul(ref(MTV), Cols / 2), mul(ref(H), 2)));
         // Columns 0 and 1 of chunk 0, then the other chunks.
         HL.push_back(std::make_unique<StoreStmt>(
-            Part, one(ref(R)), combine(Kind, Elem(ref(Base)), Elem(add(ref(Base), 1)))));
+            Part, one(ref(R)), ex::reduceCombine(Kind, Elem(ref(Base)), Elem(add(ref(Base), 1)))));
         if (Cols > 8)
           HL.push_back(unroll("j", Cols / 8 - 1, [&](Value *J) {
             Stmts JL;
             Value *At = let(JL, "at", add(ref(Base), mul(add(ref(J), 1), 4)));
             JL.push_back(std::make_unique<StoreStmt>(
                 Part, one(ref(R)),
-                combine(Kind, ex::load(Part, one(ref(R))),
-                        combine(Kind, Elem(ref(At)), Elem(add(ref(At), 1))))));
+                ex::reduceCombine(Kind, ex::load(Part, one(ref(R))),
+                        ex::reduceCombine(Kind, Elem(ref(At)), Elem(add(ref(At), 1))))));
             return JL;
           }));
         for (int64_t Mask : {1, 2}) {
@@ -1025,11 +1018,11 @@ private:
                           Op.getLoc()));
           HL.push_back(std::make_unique<StoreStmt>(
               Part, one(ref(R)),
-              combine(Kind, ex::load(Part, one(ref(R))), ex::load(Tmp, one(lit(0))))));
+              ex::reduceCombine(Kind, ex::load(Part, one(ref(R))), ex::load(Tmp, one(lit(0))))));
         }
         ExprPtr V = ex::load(Part, one(ref(R)));
         if (!Clear)
-          V = combine(Kind, ex::load(Dst, one(ref(R))), std::move(V));
+          V = ex::reduceCombine(Kind, ex::load(Dst, one(ref(R))), std::move(V));
         HL.push_back(std::make_unique<StoreStmt>(Dst, one(ref(R)), std::move(V)));
         return HL;
       }));

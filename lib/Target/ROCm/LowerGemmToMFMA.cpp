@@ -635,17 +635,6 @@ private:
     return Out;
   }
 
-  /// `a <kind> b` for the combining step of a reduce.
-  static ExprPtr combine(llvm::StringRef Kind, ExprPtr A, ExprPtr B) {
-    if (Kind == "sum" || Kind == "abssum")
-      return ex::add(std::move(A), std::move(B));
-    std::vector<ExprPtr> Args;
-    Args.push_back(std::move(A));
-    Args.push_back(std::move(B));
-    return ex::call(Kind == "min" ? Intrinsic::Min : Intrinsic::Max,
-                    std::move(Args));
-  }
-
   /// `reduce <kind> %C -> %d {dim = 1}` on register accumulator C: each
   /// thread combines its registers of a row, a butterfly of lane_xor over
   /// the lane bits that walk the columns combines the lanes of the row, and
@@ -709,7 +698,7 @@ private:
     Body.push_back(unroll("p", NumParts, [&](Value *P) {
       ExprPtr Acc = Reg(P, 0);
       for (int64_t Cols = 1; Cols != int64_t(1) << ColBits.size(); ++Cols)
-        Acc = combine(Kind, std::move(Acc), Reg(P, Cols));
+        Acc = ex::reduceCombine(Kind, std::move(Acc), Reg(P, Cols));
       Stmts S;
       S.push_back(std::make_unique<StoreStmt>(Partials, At(ex::ref(P)),
                                               std::move(Acc)));
@@ -732,7 +721,7 @@ private:
                        Op.getLoc()));
         S.push_back(std::make_unique<StoreStmt>(
             Partials, At(ex::ref(P)),
-            combine(Kind, ex::load(Partials, At(ex::ref(P))),
+            ex::reduceCombine(Kind, ex::load(Partials, At(ex::ref(P))),
                     ex::load(Other, At(lit(0))))));
         return S;
       }));
