@@ -23,16 +23,19 @@ def main():
     import torch
     M = N = 8192
     K = 4096
-    t, err = tile_time(o.jit, o.target, ["bench/gpu/linear_bf16.tile", "--dim", f"M={M}",
-                                         "--dim", f"N={N}", "--dim", f"K={K}"], o.reps)
     x = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(N, device="cuda", dtype=torch.bfloat16)
     tp = peers.bench(lambda: torch.relu(torch.nn.functional.linear(x, w, b)))
     fl = 2 * M * N * K
-    tile = fl / t / 1e12 if t else None
-    print(f"linear bf16 relu(x W^T + b) {M}x{N}x{K}: Tile {tile} TFLOP/s, torch "
-          f"{fl / tp / 1e12:.1f} TFLOP/s, ratio {tile / (fl / tp / 1e12) if tile else err}")
+    # As written (launch order), then in panels of 8 block rows.
+    for extra in ([], ["--param", "SWIZZLE=8"]):
+        t, err = tile_time(o.jit, o.target, ["bench/gpu/linear_bf16.tile", "--dim", f"M={M}",
+                                             "--dim", f"N={N}", "--dim", f"K={K}"] + extra, o.reps)
+        tile = fl / t / 1e12 if t else None
+        print(f"linear bf16 relu(x W^T + b) {M}x{N}x{K} {' '.join(extra) or 'as written'}: "
+              f"Tile {tile} TFLOP/s, torch {fl / tp / 1e12:.1f} TFLOP/s, "
+              f"ratio {tile / (fl / tp / 1e12) if tile else err}")
     del x, w, b
     n = 1 << 28
     x = torch.randn(n, device="cuda")
