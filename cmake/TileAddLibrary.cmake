@@ -7,6 +7,10 @@ if(TILE_BUNDLE)
   set(TILE_LIBRARY_TYPE STATIC)
   # The static libraries also go into the shared libTileCAPI.
   set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+  # LLVM's exported link interface names libz3 (LLVM_WITH_Z3) though no
+  # tool calls the Z3 solver; --as-needed drops it (and any other unused
+  # library), so the tool needs nothing the GPU machine lacks.
+  add_link_options(LINKER:--as-needed)
   llvm_map_components_to_libnames(TILE_LLVM_LIBS
     core support orcjit jitlink passes irreader bitreader bitwriter target mc
     analysis transformutils codegen asmprinter
