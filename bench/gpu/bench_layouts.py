@@ -9,6 +9,7 @@ peers.bench for torch. Usage: python3 bench/gpu/bench_layouts.py --jit J
 import argparse
 import os
 import sys
+import tempfile
 
 import peers
 from bench_h200 import tile_time
@@ -28,12 +29,18 @@ def main():
     b = torch.randn(N, device="cuda", dtype=torch.bfloat16)
     tp = peers.bench(lambda: torch.relu(torch.nn.functional.linear(x, w, b)))
     fl = 2 * M * N * K
-    # As written (launch order), then in panels of 8 block rows.
-    for extra in ([], ["--param", "SWIZZLE=8"]):
-        t, err = tile_time(o.jit, o.target, ["bench/gpu/linear_bf16.tile", "--dim", f"M={M}",
-                                             "--dim", f"N={N}", "--dim", f"K={K}"] + extra, o.reps)
+    # As written (the backend's default rasterization: panels of 8 block
+    # rows for a GEMM-shaped kernel), then in launch order (raster_swizzle
+    # = 1 written into a copy of the kernel).
+    src = open("bench/gpu/linear_bf16.tile").read()
+    launch = os.path.join(tempfile.mkdtemp(), "linear_bf16_launch_order.tile")
+    with open(launch, "w") as f:
+        f.write(src.replace("(%bx, %by) {", "(%bx, %by) attributes {raster_swizzle = 1} {"))
+    for name, path in (("as written", "bench/gpu/linear_bf16.tile"), ("launch order", launch)):
+        t, err = tile_time(o.jit, o.target, [path, "--dim", f"M={M}",
+                                             "--dim", f"N={N}", "--dim", f"K={K}"], o.reps)
         tile = fl / t / 1e12 if t else None
-        print(f"linear bf16 relu(x W^T + b) {M}x{N}x{K} {' '.join(extra) or 'as written'}: "
+        print(f"linear bf16 relu(x W^T + b) {M}x{N}x{K} {name}: "
               f"Tile {tile} TFLOP/s, torch {fl / tp / 1e12:.1f} TFLOP/s, "
               f"ratio {tile / (fl / tp / 1e12) if tile else err}")
     del x, w, b

@@ -31,9 +31,21 @@
 // P = 1 (panels of one row) are the launch order already, so for them only
 // the attribute is removed.
 //
+// With `gemm-panel=P` (a backend's pipeline sets it; 1, the default, turns
+// it off) a kernel shaped like a GEMM is rasterized in panels of P rows as
+// if it carried `raster_swizzle = P`, with a passed remark at the kernel
+// saying so; a kernel that wants the launch order says `raster_swizzle =
+// 1`. GEMM-shaped: no raster_swizzle, a grid of two or more dimensions, a
+// gemm, and copies whose source indices depend on %bx alone (B's tiles)
+// and on %by alone (A's tiles), so that blocks in one panel share both.
+// FlashAttention's grid is not: its K and V tiles depend on the head (%by)
+// only and its Q tile on both, and the launch order already has the blocks
+// of one head, which share K and V, run together.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tile/IR/Walk.h"
+#include "llvm/ADT/DenseMap.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/Pass.h"
 
@@ -148,13 +160,59 @@ public:
 
   bool run(Module &M, PassState &) override {
     bool Flatten = getBoolOption("flatten");
+    int64_t GemmPanel = getIntOption("gemm-panel");
+    RemarkEmitter Remarks = getRemarks(M);
     forEachKernel(M, [&](Function &F, KernelStmt &K) {
+      if (GemmPanel > 1 && !K.getAttrs().getNamed("raster_swizzle") &&
+          K.getGrid().size() >= 2 && isGemmShaped(K)) {
+        Remarks.passed(K.getLoc(),
+                       "blocks taken in panels of " + llvm::Twine(GemmPanel) +
+                           " rows (the backend's default for a kernel with a "
+                           "gemm; raster_swizzle = 1 keeps the launch order)");
+        GridRasterizer(F, K, GemmPanel, K.getLoc()).run(Flatten);
+        return;
+      }
       rasterize(F, K, Flatten);
     });
     return true;
   }
 
 private:
+  /// Whether \p K is GEMM-shaped (see the file comment): which of %bx (1)
+  /// and %by (2) each let and each copy source's indices depend on.
+  static bool isGemmShaped(const KernelStmt &K) {
+    const auto &Idx = K.getBlockIndices();
+    llvm::DenseMap<const Value *, unsigned> Deps{{Idx[0].get(), 1u},
+                                                 {Idx[1].get(), 2u}};
+    auto DepsOf = [&](const Expr &E) {
+      unsigned D = 0;
+      forEachUse(E, [&](const Value *V) { D |= Deps.lookup(V); });
+      return D;
+    };
+    bool Gemm = false;
+    unsigned SourceDeps = 0; // bit 0: a source on %bx alone; 1: on %by alone
+    walkStmts(K.getBody(), [&](const Stmt &S) {
+      if (const auto *L = dyn_cast<LetStmt>(&S)) {
+        if (unsigned D = DepsOf(*L->getInit()))
+          Deps[L->getVar()] = D;
+        return;
+      }
+      const auto *Op = dyn_cast<OpStmt>(&S);
+      if (!Op)
+        return;
+      if (Op->getName() == "gemm")
+        Gemm = true;
+      if (Op->getName() != "copy")
+        return;
+      unsigned D = 0;
+      for (const RegionIndex &I : Op->getOperand("src").R.Indices)
+        D |= DepsOf(*I.Offset);
+      if (D == 1 || D == 2)
+        SourceDeps |= D;
+    });
+    return Gemm && SourceDeps == 3;
+  }
+
   static void rasterize(Function &F, KernelStmt &K, bool Flatten) {
     const NamedAttribute *A = K.getAttrs().getNamed("raster_swizzle");
     if (!A)

@@ -139,10 +139,15 @@ def RasterizeGrid : Pass<TransformsPasses, "tile-rasterize-grid"> {
     %bid = %by * gx + %bx first, for targets that cap each grid dimension.
     The attribute is removed; kernels without it are left alone, and a
     1-D grid or P = 1 is already in panel order (only the attribute goes).
+    With gemm-panel=P > 1, a kernel without the attribute whose grid has
+    two or more dimensions and which issues a gemm is taken in panels of P
+    rows as if it said raster_swizzle = P (a passed remark says so).
   }];
   let Options = [
     PassOption<"flatten", "bool", "true",
                "launch gx * gy blocks in one grid dimension (false: keep the grid's dimensions)">,
+    PassOption<"gemm-panel", "int", "1",
+               "panel height for kernels with a gemm and no raster_swizzle (1: launch order)">,
   ];
   let Constructor = "createRasterizeGridPass";
 }

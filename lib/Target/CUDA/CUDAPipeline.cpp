@@ -1,8 +1,9 @@
 //===- CUDAPipeline.cpp - The pass pipeline of the CUDA backend -----------===//
 //
 // The ordered pass list for NVIDIA GPUs before sm_90a. Kernels with
-// raster_swizzle first take their blocks in panels (tile-rasterize-grid,
-// in one grid dimension: x takes up to 2^31 - 1 blocks, y only 65535).
+// raster_swizzle, and GEMM-shaped kernels without it (panels of 8), first
+// take their blocks in panels (tile-rasterize-grid, in one grid
+// dimension: x takes up to 2^31 - 1 blocks, y only 65535).
 // Tensor-core gemm next (cuda-lower-gemm-mma: mma.sync with ldmatrix, accumulators in
 // registers, pipelined copies as multi-stage cp.async; cuda-mma-fragments
 // for the gemm chains it leaves, such as FlashAttention, on the Hopper
@@ -27,7 +28,7 @@
 namespace tile {
 
 void buildCUDAPipeline(const BackendContext &, PassManager &PM) {
-  PM.addPass(createRasterizeGridPass());
+  PM.addPass(createNVIDIARasterizeGridPass());
   PM.addPass(createInferLayoutsPass());
   PM.addPass(createLowerGemmToMMAPass());
   PM.addPass(createMMAFragmentsPass());

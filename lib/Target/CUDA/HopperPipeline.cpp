@@ -21,7 +21,7 @@
 namespace tile {
 
 void buildHopperPipeline(const BackendContext &, PassManager &PM) {
-  PM.addPass(createRasterizeGridPass());
+  PM.addPass(createNVIDIARasterizeGridPass());
   PM.addPass(createInferLayoutsPass());
   PM.addPass(createLowerGemmToWGMMAPass());
   PM.addPass(createWGMMAFragmentsPass());
