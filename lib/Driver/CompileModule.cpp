@@ -85,6 +85,12 @@ tile::compileModule(const TargetRegistry &Registry, const BackendContext &Ctx,
     if (llvm::Error E = B.DeviceCodeGen(Ctx, M, A))
       return std::move(E);
   }
+  // Registers per thread, which only the device toolchain knows.
+  std::vector<KernelResourceUsage> Usage = measureModuleResources(M, &Ctx);
+  addToolchainResources(Usage, A);
+  if (!checkToolchainResourceLimits(Ctx, Usage, Diag))
+    return makeReportedError(ErrorCategory::ResourceLimit,
+                             "a kernel exceeds a resource limit of the target");
   // Backends time the parts of their device codegen in the artifact.
   if (Timings)
     for (const KernelArtifact::CodeGenTiming &T : A.Timings)

@@ -7,7 +7,10 @@
 // backend's pipeline: by then every pipeline has placed its fragments
 // (in registers as per-thread `local` arrays, or in shared memory) and
 // planned shared-memory offsets, so the IR says what the device will
-// allocate. Amounts are computed with saturating arithmetic: a shape of
+// allocate. Registers per thread only device code generation knows: the
+// backends record the toolchain's figure per kernel in the artifact
+// (ptxas -v, the AMDGPU code object's metadata), and they are checked
+// after it. Amounts are computed with saturating arithmetic: a shape of
 // 2^40 x 2^40 elements is reported, not wrapped.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +19,7 @@
 #include "tile/IR/Diagnostics.h"
 #include "tile/IR/IR.h"
 #include "tile/IR/Walk.h"
+#include "tile/Exec/KernelArtifact.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -34,7 +38,7 @@ constexpr KindText Kinds[] = {
     {"threads per block", "threads", true},
     {"shared memory per block", "bytes", true},
     {"shared memory per block without opt-in", "bytes", false},
-    {"registers per thread", "registers", false},
+    {"registers per thread", "registers", true},
     {"local memory per thread", "bytes", true},
     {"stack arrays per block", "bytes", true},
     {"grid dimension x", "blocks", true},
@@ -125,6 +129,8 @@ KernelResourceUsage tile::measureKernelResources(const KernelStmt &K,
   KernelResourceUsage U;
   U.Loc = K.getLoc();
   U.Name = ("@" + FunctionName + ", kernel " + llvm::Twine(Index)).str();
+  U.Function = FunctionName.str();
+  U.Index = Index;
   U.Threads = K.getThreads()->getConstInt();
   for (auto [I, G] : llvm::enumerate(K.getGrid()))
     if (I < 3)
@@ -187,6 +193,18 @@ tile::measureModuleResources(const Module &M, const BackendContext *Ctx) {
   return Out;
 }
 
+void tile::addToolchainResources(std::vector<KernelResourceUsage> &Kernels,
+                                 const KernelArtifact &A) {
+  for (KernelResourceUsage &U : Kernels) {
+    const ArtifactEntry *E = A.findEntry(U.Function);
+    if (!E || U.Index >= E->Kernels.size())
+      continue;
+    const ArtifactKernel &K = E->Kernels[U.Index];
+    U.Registers = K.Registers;
+    U.RegisterReport = K.RegisterReport;
+  }
+}
+
 std::vector<ExceededLimit> tile::getExceededLimits(const BackendContext &Ctx,
                                                    const KernelResourceUsage &U) {
   std::vector<ExceededLimit> Out;
@@ -224,6 +242,8 @@ static std::string describeExceeded(const BackendContext &Ctx,
     break;
   case ResourceKind::RegistersPerThread:
     OS << "kernel needs " << E.Use << " registers per thread";
+    if (!U.RegisterReport.empty())
+      OS << " (" << U.RegisterReport << ")";
     break;
   case ResourceKind::StackArraysPerBlock:
     OS << "kernel needs " << E.Use
@@ -263,6 +283,19 @@ bool tile::checkResourceLimits(const BackendContext &Ctx, const Module &M,
   return OK;
 }
 
+bool tile::checkToolchainResourceLimits(const BackendContext &Ctx,
+                                       llvm::ArrayRef<KernelResourceUsage> Kernels,
+                                       DiagnosticEngine &Diag) {
+  bool OK = true;
+  for (const KernelResourceUsage &U : Kernels)
+    for (const ExceededLimit &E : getExceededLimits(Ctx, U))
+      if (E.Limit.Kind == ResourceKind::RegistersPerThread) {
+        Diag.error(U.Loc, describeExceeded(Ctx, U, E));
+        OK = false;
+      }
+  return OK;
+}
+
 void tile::printResourceUsage(const BackendContext &Ctx,
                               llvm::ArrayRef<KernelResourceUsage> Kernels,
                               llvm::raw_ostream &OS) {
@@ -280,6 +313,11 @@ void tile::printResourceUsage(const BackendContext &Ctx,
         OS << llvm::format(" (%.1f%%)", 100.0 * double(*Use) / double(L.Value));
       if (Over)
         OS << (isCheckedResourceKind(L.Kind) ? "  EXCEEDED" : "  above");
+      if (L.Kind == ResourceKind::RegistersPerThread)
+        OS << "  ["
+           << (U.RegisterReport.empty() ? "the toolchain reported none"
+                                        : U.RegisterReport)
+           << "]";
       OS << "\n";
     }
   }

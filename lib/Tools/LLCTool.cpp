@@ -112,8 +112,24 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
       return 1;
     if (llvm::Error E = Ctx->getBackend().Pipeline(*Ctx, *M))
       return reportToolError(std::move(E), "tile-llc", Err);
-    printResourceUsage(*Ctx, measureModuleResources(*M, &*Ctx), Out);
-    return checkResourceLimits(*Ctx, *M, Diag) ? 0 : 1;
+    std::vector<KernelResourceUsage> Usage = measureModuleResources(*M, &*Ctx);
+    bool OK = checkResourceLimits(*Ctx, *M, Diag);
+    // Within the limits the IR shows, device code generation adds what
+    // its toolchain reports (registers per thread).
+    if (OK) {
+      KernelArtifact A;
+      A.Target = Ctx->getTarget().str();
+      if (llvm::Error E = Ctx->getBackend().DeviceCodeGen(*Ctx, *M, A))
+        return reportToolError(std::move(E), "tile-llc", Err);
+      addToolchainResources(Usage, A);
+      OK = checkToolchainResourceLimits(*Ctx, Usage, Diag);
+    } else {
+      for (KernelResourceUsage &U : Usage)
+        U.RegisterReport = "not measured: no device code is generated for a "
+                           "module over a limit";
+    }
+    printResourceUsage(*Ctx, Usage, Out);
+    return OK ? 0 : 1;
   }
   if (Opts.Emit == "tile") {
     if (llvm::Error E = lowerModule(Registry, *Ctx, *M, Diag))

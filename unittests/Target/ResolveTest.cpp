@@ -69,9 +69,11 @@ TEST(Resolve, DocumentedTargetStrings) {
       {"c", "c", "CPU", "orc"},
       {"metal", "metal", "Metal", "metal"},
       {"webgpu",
-       "webgpu -f16=false -max_workgroup_storage=16384 -max_workgroup_size=256",
+       "webgpu -f16=false -subgroups=false -max_workgroup_storage=16384 "
+       "-max_workgroup_size=256",
        "WebGPU", "webgpu"},
-      {"level_zero", "level_zero", "LevelZero", "level-zero"},
+      {"level_zero", "level_zero -subgroups=false -sub_group_size=16", "LevelZero",
+       "level-zero"},
       {"  cuda   -arch=sm_86 ", "cuda -arch=sm_86", "CUDA", "cuda"},
   };
   for (const Resolution &C : Cases) {

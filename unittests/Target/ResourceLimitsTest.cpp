@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Exec/KernelArtifact.h"
 #include "tile/IR/DiagnosticError.h"
 #include "tile/IR/IR.h"
 #include "tile/IR/Parser.h"
@@ -62,7 +63,6 @@ TEST(ResourceLimits, ExceededForTuning) {
   KernelResourceUsage U;
   U.Threads = 256;
   U.SharedBytes = 200000;
-  U.Registers = 300; // unchecked: ptxas spills
   std::vector<ExceededLimit> On80 = getExceededLimits(F.resolve("cuda -arch=sm_80"), U);
   ASSERT_EQ(On80.size(), 1u);
   EXPECT_EQ(On80[0].Limit.Kind, ResourceKind::SharedMemoryPerBlock);
@@ -71,6 +71,42 @@ TEST(ResourceLimits, ExceededForTuning) {
   EXPECT_TRUE(getExceededLimits(F.resolve("cuda -arch=sm_90a"), U).empty());
   U.Threads = 2048;
   EXPECT_EQ(getExceededLimits(F.resolve("cuda -arch=sm_90a"), U).size(), 1u);
+}
+
+TEST(ResourceLimits, RegistersFromTheToolchain) {
+  // Registers are checked once device codegen reports them; hip's limit
+  // is 512 VGPRs, or -max_vgprs.
+  Fixture F;
+  KernelResourceUsage U;
+  U.Threads = 128;
+  EXPECT_TRUE(getExceededLimits(F.resolve("hip -max_vgprs=128"), U).empty());
+  U.Registers = 196;
+  EXPECT_TRUE(getExceededLimits(F.resolve("hip"), U).empty());
+  std::vector<ExceededLimit> Over = getExceededLimits(F.resolve("hip -max_vgprs=128"), U);
+  ASSERT_EQ(Over.size(), 1u);
+  EXPECT_EQ(Over[0].Limit.Kind, ResourceKind::RegistersPerThread);
+  EXPECT_EQ(Over[0].Use, 196);
+  EXPECT_EQ(Over[0].Limit.Value, 128);
+  U.Registers = 300;
+  EXPECT_EQ(getExceededLimits(F.resolve("cuda -arch=sm_80"), U).size(), 1u);
+
+  // The artifact's figures go to the kernel of the same function and index.
+  KernelArtifact A;
+  A.Entries.resize(1);
+  A.Entries[0].Name = "f";
+  A.Entries[0].Kernels.resize(2);
+  A.Entries[0].Kernels[1].Registers = 40;
+  A.Entries[0].Kernels[1].RegisterReport = "ptxas -v: Used 40 registers";
+  std::vector<KernelResourceUsage> Kernels(3);
+  Kernels[0].Function = "f";
+  Kernels[1].Function = "f";
+  Kernels[1].Index = 1;
+  Kernels[2].Function = "g";
+  addToolchainResources(Kernels, A);
+  EXPECT_EQ(Kernels[0].Registers, std::nullopt);
+  EXPECT_EQ(Kernels[1].Registers, 40);
+  EXPECT_EQ(Kernels[1].RegisterReport, "ptxas -v: Used 40 registers");
+  EXPECT_EQ(Kernels[2].Registers, std::nullopt);
 }
 
 TEST(ResourceLimits, MeasuredAfterParsing) {

@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,14 @@ struct ArtifactKernel {
   /// The kernel's tensor map arguments, which follow its other arguments
   /// (an optional tagged section after the argument sizes).
   std::vector<ArtifactTensorMap> TensorMaps;
+  /// Registers per thread the device toolchain allocated, where it reports
+  /// them (ptxas -v; the AMDGPU code object's .vgpr_count), and where the
+  /// count comes from, with what else the report says ("code object
+  /// metadata: .vgpr_count 196, .sgpr_count 69, ..."). Filled by device
+  /// codegen; like Timings they describe one compilation and are not
+  /// written to files.
+  std::optional<int64_t> Registers;
+  std::string RegisterReport;
 };
 
 /// A host entry point: `int32_t <Symbol>(const TileArg *, int32_t, void *)`.

@@ -28,6 +28,7 @@ namespace tile {
 
 class BackendContext;
 class DiagnosticEngine;
+class KernelArtifact;
 class KernelStmt;
 class Module;
 
@@ -58,6 +59,9 @@ struct KernelResourceUsage {
   llvm::SMLoc Loc;
   /// "@f, kernel 0".
   std::string Name;
+  /// The function and the kernel's index in it (its ArtifactKernel).
+  std::string Function;
+  unsigned Index = 0;
   std::optional<int64_t> Threads;
   std::optional<int64_t> SharedBytes;
   /// Each shared buffer and its bytes: "'%As' 8192, '%Bs' 8192".
@@ -67,8 +71,10 @@ struct KernelResourceUsage {
   std::optional<int64_t> BlockArrayBytes;
   /// Blocks per grid dimension, when constant.
   std::optional<int64_t> Grid[3];
-  /// Registers per thread, when a toolchain reported them.
+  /// Registers per thread, when a toolchain reported them, and its report
+  /// ("ptxas -v: Used 32 registers, ...") or why there is none.
   std::optional<int64_t> Registers;
+  std::string RegisterReport;
 
   std::optional<int64_t> get(ResourceKind K) const;
 };
@@ -84,6 +90,12 @@ KernelResourceUsage measureKernelResources(const KernelStmt &K,
 /// Every kernel of \p M, in order.
 std::vector<KernelResourceUsage>
 measureModuleResources(const Module &M, const BackendContext *Ctx = nullptr);
+
+/// Adds what device code generation measured (registers, from the
+/// toolchain's report: ArtifactKernel::Registers) to \p Kernels, matching
+/// each kernel by function and index.
+void addToolchainResources(std::vector<KernelResourceUsage> &Kernels,
+                           const KernelArtifact &A);
 
 /// A checked limit a kernel exceeds.
 struct ExceededLimit {
@@ -101,8 +113,15 @@ std::vector<ExceededLimit> getExceededLimits(const BackendContext &Ctx,
 bool checkResourceLimits(const BackendContext &Ctx, const Module &M,
                          DiagnosticEngine &Diag);
 
+/// The check of what only device code generation measures (registers per
+/// thread), after it: a located error for every such limit a kernel of
+/// \p Kernels exceeds. Returns false when it reported any.
+bool checkToolchainResourceLimits(const BackendContext &Ctx,
+                                  llvm::ArrayRef<KernelResourceUsage> Kernels,
+                                  DiagnosticEngine &Diag);
+
 /// tile-llc -print-resource-usage: every kernel's use next to each limit
-/// of the target.
+/// of the target, with where a toolchain's figure comes from.
 void printResourceUsage(const BackendContext &Ctx,
                         llvm::ArrayRef<KernelResourceUsage> Kernels,
                         llvm::raw_ostream &OS);

@@ -212,8 +212,10 @@ def SharedMemoryWithoutOptIn : ResourceKind<"shared memory per block without opt
     "SharedMemoryWithoutOptIn", "bytes", 0,
     "shared memory a block may use before the launch must opt in to more">;
 def RegistersPerThread : ResourceKind<"registers per thread",
-    "RegistersPerThread", "registers", 0,
-    "registers per thread; the device code generator spills beyond them">;
+    "RegistersPerThread", "registers", 1,
+    "registers per thread as the device toolchain allocated them (ptxas -v, " #
+    "the AMDGPU code object's metadata), checked after device code " #
+    "generation; unknown where no toolchain reports them">;
 def LocalMemoryPerThread : ResourceKind<"local memory per thread",
     "LocalMemoryPerThread", "bytes", 1,
     "per-thread arrays (fragments lowered to registers or local memory)">;

@@ -181,6 +181,37 @@ std::optional<std::string> findPtxas() {
   return findExternalTool("TILE_PTXAS", "ptxas", "/usr/local/cuda/bin/ptxas");
 }
 
+/// Each kernel's registers from ptxas -v's report: "Function properties
+/// for <symbol>", then "Used <n> registers, ...".
+void recordPtxasRegisters(llvm::StringRef Log, KernelArtifact &A) {
+  llvm::SmallVector<llvm::StringRef> Lines;
+  Log.split(Lines, '\n');
+  static constexpr llvm::StringLiteral Properties = "Function properties for ";
+  static constexpr llvm::StringLiteral Used = "Used ";
+  llvm::StringRef Function;
+  for (llvm::StringRef L : Lines) {
+    size_t P = L.find(Properties);
+    if (P != llvm::StringRef::npos) {
+      Function = L.drop_front(P + Properties.size()).trim();
+      continue;
+    }
+    P = L.find(Used);
+    if (P == llvm::StringRef::npos || Function.empty())
+      continue;
+    llvm::StringRef Rest = L.drop_front(P + Used.size());
+    int64_t N;
+    if (Rest.consumeInteger(10, N) || !Rest.starts_with(" registers"))
+      continue;
+    for (ArtifactEntry &E : A.Entries)
+      for (ArtifactKernel &K : E.Kernels)
+        if (K.Symbol == Function) {
+          K.Registers = N;
+          K.RegisterReport = ("ptxas -v: " + L.drop_front(P).trim()).str();
+        }
+    Function = {};
+  }
+}
+
 /// ptxas -O3 -v: the cubin, and the resource report in the notes.
 llvm::Error assemble(llvm::StringRef Ptxas, llvm::StringRef Arch,
                      KernelArtifact &A) {
@@ -196,6 +227,7 @@ llvm::Error assemble(llvm::StringRef Ptxas, llvm::StringRef Arch,
   A.DeviceCode = std::move(*Run->Output);
   A.DeviceFmt = DeviceFormat::Cubin;
   A.Notes["ptxas"] = Run->Log;
+  recordPtxasRegisters(Run->Log, A);
   recordExternalTool(A.Notes, Ptxas);
   // For the cuda executor: the architecture the cubin runs on (it hands
   // the PTX to the driver on a device of another major version).

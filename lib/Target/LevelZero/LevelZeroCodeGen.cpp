@@ -7,11 +7,16 @@
 // workgroup-local memory as one static address-space-3 array per kernel
 // that shared buffers are 16-byte aligned slices of, and OpenCL's
 // barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE). Math functions map
-// to OpenCL.std extended instructions.
+// to OpenCL.std extended instructions. level_zero.sub_group_reduce becomes
+// OpenCL's sub_group_non_uniform_reduce_add / _max / _min (SPIR-V
+// OpGroupNonUniform* arithmetic), and the kernel that uses it requires
+// the target's sub-group size (intel_reqd_sub_group_size, OpExecutionMode
+// SubgroupSize).
 //
 // The module is legalized for OpenCL 1.2 (LegalizeForOpenCL.h), optimized,
 // and emitted by LLVM's SPIR-V backend as SPIR-V 1.0 for the OpenCL
-// environment (the compiled output the level-zero execution backend hands
+// environment (1.3, the first version with the non-uniform group
+// instructions, for targets with the `subgroups` feature) (the compiled output the level-zero execution backend hands
 // to zeModuleCreate) and as its textual form (-emit=device). Host code is
 // the shared packed-API entry for tensors in oneAPI device memory.
 //
@@ -64,6 +69,9 @@ class SPIRVDeviceTarget : public LLVMDeviceTarget {
 public:
   /// Each kernel's workgroup-local memory: one static array.
   StaticSharedArrays LocalMemory{3, "local"};
+  /// Work-items per sub-group that a kernel using sub-group operations
+  /// requires (the target's sub_group_size).
+  int64_t SubGroupSize = 16;
 
   llvm::Function *createKernel(llvm::Module &M, llvm::StringRef Name,
                                KernelEmission &K) override {
@@ -122,6 +130,41 @@ public:
 
   unsigned getGlobalAddressSpace() const override { return 1; }
 
+  llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K, const OpStmt &Op,
+                           llvm::ArrayRef<llvm::Value *> Operands) override {
+    if (Op.getName() != "level_zero.sub_group_reduce")
+      return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
+    DType VT = Op.getOperand("value").E->getDType();
+    DType DT = Op.getOperand("dst").R.Buf->getDType();
+    llvm::Value *V = emitConvert(B, Operands[0], VT, DT);
+    llvm::StringRef Kind = Op.getAttrOrDefault("kind").getStr();
+    // OpenCL C's overloads, Itanium-mangled: float, int, uint.
+    std::string Name = "sub_group_non_uniform_reduce_" +
+                       std::string(Kind == "sum" ? "add" : Kind == "max" ? "max" : "min");
+    char TypeCode = DT == DType::F32 ? 'f' : DT == DType::I32 ? 'i' : 'j';
+    assert((DT == DType::F32 || DT == DType::I32 || DT == DType::U32) &&
+           "the verifier allows f32, i32 and u32");
+    std::string Mangled = "_Z" + std::to_string(Name.size()) + Name + TypeCode;
+    llvm::Module &M = *K.Fn->getParent();
+    llvm::FunctionCallee Reduce = M.getOrInsertFunction(
+        Mangled, llvm::FunctionType::get(V->getType(), {V->getType()}, false));
+    auto *F = llvm::cast<llvm::Function>(Reduce.getCallee());
+    F->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    F->addFnAttr(llvm::Attribute::Convergent);
+    F->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::CallInst *CI = B.CreateCall(Reduce, {V});
+    CI->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    CI->addFnAttr(llvm::Attribute::Convergent);
+    B.CreateStore(CI, Operands[1]);
+    // The lowering's sub-group s is work-items s * size ... s * size +
+    // size - 1: the kernel requires that size.
+    llvm::LLVMContext &C = M.getContext();
+    K.Fn->setMetadata("intel_reqd_sub_group_size",
+                      llvm::MDNode::get(C, llvm::ConstantAsMetadata::get(
+                                               B.getInt32(uint32_t(SubGroupSize)))));
+    return llvm::Error::success();
+  }
+
   llvm::Value *allocateOnChip(llvm::IRBuilder<> &B, KernelEmission &K,
                               const BufferValue &Buf, llvm::Type *ElemTy,
                               uint64_t NumElems) override {
@@ -134,7 +177,12 @@ public:
 
 std::once_flag InitOnce;
 
-constexpr const char *SPIRVTriple = "spirv64v1.0-unknown-unknown";
+/// SPIR-V 1.0 for OpenCL, or 1.3 (the non-uniform group instructions)
+/// where the target uses sub-group operations.
+const char *getSPIRVTriple(const BackendContext &Ctx) {
+  return Ctx.hasFeature("group_non_uniform_arithmetic") ? "spirv64v1.3-unknown-unknown"
+                                     : "spirv64v1.0-unknown-unknown";
+}
 
 /// LLVM 22's llc: $TILE_LLC, llc-22 on the PATH, LLVM 22's own.
 std::optional<std::string> findLLC() {
@@ -143,14 +191,14 @@ std::optional<std::string> findLLC() {
 
 /// The SPIR-V of \p Bitcode (the optimized module) as \p Kind, emitted by
 /// \p LLC in a process of its own.
-llvm::Expected<std::string> emitWithLLC(llvm::StringRef LLC,
+llvm::Expected<std::string> emitWithLLC(llvm::StringRef LLC, llvm::StringRef Triple,
                                         llvm::StringRef Bitcode, EmitKind Kind) {
   const bool Obj = Kind == EmitKind::Object;
   // -O3: the level of the in-process emission (createTargetMachine's
   // default), which gives byte-identical output.
-  const std::string Triple = std::string("-mtriple=") + SPIRVTriple;
+  const std::string TripleArg = ("-mtriple=" + Triple).str();
   llvm::Expected<ExternalToolRun> Run = runExternalTool(
-      LLC, {"-O3", Triple, Obj ? "-filetype=obj" : "-filetype=asm"}, Bitcode,
+      LLC, {"-O3", TripleArg, Obj ? "-filetype=obj" : "-filetype=asm"}, Bitcode,
       "bc", Obj ? "spv" : "spvasm");
   if (!Run)
     return Run.takeError();
@@ -173,6 +221,7 @@ llvm::Error generateLevelZeroDeviceCode(const BackendContext &Ctx,
     LLVMInitializeSPIRVTargetMC();
     LLVMInitializeSPIRVAsmPrinter();
   });
+  const char *SPIRVTriple = getSPIRVTriple(Ctx);
   auto TM = createTargetMachine(SPIRVTriple, "");
   if (!TM)
     return TM.takeError();
@@ -182,6 +231,9 @@ llvm::Error generateLevelZeroDeviceCode(const BackendContext &Ctx,
   LM.setTargetTriple((*TM)->getTargetTriple());
   LM.setDataLayout((*TM)->createDataLayout());
   SPIRVDeviceTarget T;
+  llvm::StringRef Size = Ctx.getTarget().getAttr("sub_group_size").value_or("16");
+  if (Size.getAsInteger(10, T.SubGroupSize))
+    llvm_unreachable("sub_group_size is one of the .td's values");
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
   T.LocalMemory.finish(Artifact);
@@ -196,10 +248,10 @@ llvm::Error generateLevelZeroDeviceCode(const BackendContext &Ctx,
     std::string Bitcode;
     llvm::raw_string_ostream BC(Bitcode);
     llvm::WriteBitcodeToFile(LM, BC);
-    auto Asm = emitWithLLC(*LLC, Bitcode, EmitKind::Assembly);
+    auto Asm = emitWithLLC(*LLC, SPIRVTriple, Bitcode, EmitKind::Assembly);
     if (!Asm)
       return Asm.takeError();
-    auto Obj = emitWithLLC(*LLC, Bitcode, EmitKind::Object);
+    auto Obj = emitWithLLC(*LLC, SPIRVTriple, Bitcode, EmitKind::Object);
     if (!Obj)
       return Obj.takeError();
     Text = std::move(*Asm);

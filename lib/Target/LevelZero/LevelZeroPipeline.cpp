@@ -2,7 +2,9 @@
 //
 // The ordered pass list for Intel GPUs through SPIR-V. Kernels with
 // raster_swizzle take their blocks in panels (keeping the grid's
-// dimensions), pipelined loops run in order, tile ops become element loops (gemm on the work-items, there
+// dimensions), pipelined loops run in order, reduces of few rows run over
+// the whole work-group through sub-group reductions (with -subgroups),
+// tile ops become element loops (gemm on the work-items, there
 // being no matrix-engine lowering yet), and the block-level code is shared
 // out over the work-items of a work-group (which the device runs as
 // subgroups), with fragments each work-item alone touches in private memory, the
@@ -25,7 +27,7 @@
 namespace tile {
 
 /// The Level Zero pipeline, in order.
-void buildLevelZeroPipeline(const BackendContext &, PassManager &PM) {
+void buildLevelZeroPipeline(const BackendContext &Ctx, PassManager &PM) {
   // Rasterized grids keep their dimensions: each dimension's group count
   // is bounded by the device (maxGroupCountX/Y/Z), and the grid stays
   // within the bounds it was written for.
@@ -33,6 +35,20 @@ void buildLevelZeroPipeline(const BackendContext &, PassManager &PM) {
   llvm::cantFail(Raster->setOption("flatten", "false"));
   PM.addPass(std::move(Raster));
   PM.addPass(createLowerPipelinedPass());
+  // Reduces of few rows over the whole work-group: a sub-group reduction
+  // in each sub-group of the required size, then one value per sub-group
+  // in workgroup-local memory.
+  std::unique_ptr<Pass> Reduce = createLowerReduceToSubgroupsPass();
+  if (Ctx.hasFeature("group_non_uniform_arithmetic")) {
+    llvm::cantFail(Reduce->setOption("reduce-op", "level_zero.sub_group_reduce"));
+    llvm::cantFail(Reduce->setOption(
+        "subgroup-size", Ctx.getTarget().getAttr("sub_group_size").value_or("16")));
+  } else {
+    llvm::cantFail(Reduce->setOption(
+        "unavailable", "the target does not use sub-group operations (add "
+                       "-subgroups to the target when the device accepts SPIR-V 1.3)"));
+  }
+  PM.addPass(std::move(Reduce));
   PM.addPass(createLowerTileOpsPass());
   std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
   llvm::cantFail(SIMT->setOption("private-fragments", "true"));

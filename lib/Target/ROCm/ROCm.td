@@ -13,7 +13,11 @@ def HipKind : TargetKind<"hip"> {
   let Summary = "AMD GPUs, through HSA code objects";
   let Aliases = ["rocm"];
   let Attrs = [TargetEnumAttr<"mcpu", ["gfx90a", "gfx942", "gfx950"], "gfx942",
-                              "AMDGPU processor">];
+                              "AMDGPU processor">,
+               TargetAttr<"max_vgprs", TargetInt, "", [],
+                          "VGPRs per lane a kernel may use (the occupancy "
+                          "asked for: 128 leaves room for 4 waves per SIMD); "
+                          "unset: 512">];
 }
 
 def FeatureMFMA : TargetFeature<"mfma", "matrix-core multiply-accumulate (v_mfma)">;
@@ -46,7 +50,10 @@ def ROCmBackend : TargetBackend<"ROCm"> {
     ResourceLimit<SharedMemoryPerBlock, 163840, AttrIn<"mcpu", ["gfx950"]>, ROCmLDSHint>,
     ResourceLimit<SharedMemoryPerBlock, 65536, AttrAlways,
                   ROCmLDSHint # ", or -mcpu=gfx950">,
-    ResourceLimit<RegistersPerThread, 512>,
+    ResourceLimitFromAttr<RegistersPerThread, "max_vgprs", 512,
+                          "counted from the code object's .vgpr_count (arch " #
+                          "and accumulation VGPRs); use smaller tiles or " #
+                          "raise -max_vgprs">,
   ];
 }
 

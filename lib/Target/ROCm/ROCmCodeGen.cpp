@@ -27,6 +27,7 @@
 #include "tile/IR/Walk.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/IR/IntrinsicsAMDGPU.h"
+#include "llvm/BinaryFormat/MsgPackDocument.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -187,6 +188,63 @@ public:
 
 std::once_flag InitOnce;
 
+/// Each kernel's registers from the HSA metadata the assembly carries
+/// (between .amdgpu_metadata and .end_amdgpu_metadata, the YAML form of
+/// the code object's msgpack note): .vgpr_count per lane (arch and
+/// accumulation VGPRs together), and the rest for the report.
+llvm::Error recordRegisterUse(KernelArtifact &A) {
+  llvm::StringRef Asm = A.DeviceSource;
+  size_t Begin = Asm.find(".amdgpu_metadata\n");
+  size_t End = Asm.find(".end_amdgpu_metadata");
+  if (Begin == llvm::StringRef::npos || End == llvm::StringRef::npos || End < Begin)
+    return llvm::createStringError("the AMDGPU assembly has no .amdgpu_metadata "
+                                   "section to read register counts from");
+  Begin += llvm::StringRef(".amdgpu_metadata\n").size();
+  llvm::msgpack::Document Doc;
+  if (!Doc.fromYAML(Asm.slice(Begin, End)))
+    return llvm::createStringError("the AMDGPU assembly's .amdgpu_metadata is not "
+                                   "valid YAML");
+  llvm::msgpack::DocNode &Kernels = Doc.getRoot().getMap(true)["amdhsa.kernels"];
+  if (!Kernels.isArray())
+    return llvm::createStringError("the AMDGPU metadata lists no amdhsa.kernels");
+  auto intField = [](llvm::msgpack::MapDocNode &K, llvm::StringRef Name)
+      -> std::optional<int64_t> {
+    auto It = K.find(Name);
+    if (It == K.end())
+      return std::nullopt;
+    llvm::msgpack::DocNode &N = It->second;
+    if (N.getKind() == llvm::msgpack::Type::Int)
+      return N.getInt();
+    if (N.getKind() == llvm::msgpack::Type::UInt)
+      return int64_t(N.getUInt());
+    return std::nullopt;
+  };
+  for (llvm::msgpack::DocNode &N : Kernels.getArray()) {
+    if (!N.isMap())
+      continue;
+    llvm::msgpack::MapDocNode &K = N.getMap();
+    auto NameIt = K.find(".name");
+    if (NameIt == K.end() || !NameIt->second.isString())
+      continue;
+    llvm::StringRef Name = NameIt->second.getString();
+    std::optional<int64_t> VGPRs = intField(K, ".vgpr_count");
+    if (!VGPRs)
+      continue;
+    std::string Report = "code object metadata: .vgpr_count " + std::to_string(*VGPRs);
+    for (llvm::StringRef F : {".agpr_count", ".sgpr_count", ".vgpr_spill_count",
+                              ".sgpr_spill_count", ".private_segment_fixed_size"})
+      if (std::optional<int64_t> V = intField(K, F))
+        Report += ", " + F.str() + " " + std::to_string(*V);
+    for (ArtifactEntry &E : A.Entries)
+      for (ArtifactKernel &AK : E.Kernels)
+        if (AK.Symbol == Name) {
+          AK.Registers = *VGPRs;
+          AK.RegisterReport = Report;
+        }
+  }
+  return llvm::Error::success();
+}
+
 /// ld.lld -shared: relocatable AMDGPU object -> HSA code object.
 llvm::Expected<std::string> link(llvm::StringRef Linker, llvm::StringRef Object) {
   llvm::Expected<ExternalToolRun> Run =
@@ -234,6 +292,8 @@ llvm::Error generateROCmDeviceCode(const BackendContext &Ctx, const Module &M,
     return E;
   Artifact.DeviceSource = std::move(*Asm);
   Artifact.Notes["device-asm"] = Artifact.DeviceSource;
+  if (llvm::Error E = recordRegisterUse(Artifact))
+    return E;
   Artifact.DeviceFmt = DeviceFormat::HSACO;
   std::optional<std::string> Linker =
       Ctx.runsToolchain() ? findLinker() : std::nullopt;

@@ -76,6 +76,7 @@ public:
                          llvm::StringRef UniformVar) const override;
   void emitKernelBegin(llvm::raw_ostream &OS, const SourceKernel &K) const override;
   void emitModuleShared(llvm::raw_ostream &OS, const SourceKernel &K) const override;
+  llvm::Error emitTargetOp(SourceEmitter &E, const OpStmt &Op) const override;
 
   /// Whether \p T is a 16-bit float computed in f32 and stored as half a
   /// u32 word in buffer parameters.
@@ -106,6 +107,11 @@ private:
   mutable bool UsedF16 = false;
   mutable bool UsedInf[2] = {false, false};
   mutable unsigned UsedHelpers = 0;
+  /// A subgroup op: `enable subgroups` for the module, and the kernel
+  /// printed last (its body comes before its signature) takes
+  /// subgroup_invocation_id.
+  mutable bool UsedSubgroups = false;
+  mutable bool KernelUsesSubgroupId = false;
 };
 
 /// The StorageBytes entry point of WebGPU.td: WGSLTarget::getStorageBytes

@@ -7,12 +7,16 @@
 //===----------------------------------------------------------------------===//
 
 include "tile/Exec/ExecutionBackends.td"
+include "WebGPUOps.td"
 
 def WebGPUKind : TargetKind<"webgpu"> {
   let Summary = "WebGPU devices, through WGSL";
   let Attrs = [
     TargetAttr<"f16", TargetBool, "false", [],
                "use f16 (WGSL 'enable f16'; the device needs shader-f16)">,
+    TargetAttr<"subgroups", TargetBool, "false", [],
+               "use subgroup operations (WGSL 'enable subgroups'; the device "
+               "needs the subgroups feature)">,
     TargetAttr<"max_workgroup_storage", TargetInt, "16384", [],
                "bytes of workgroup memory a kernel may use (WebGPU's default limit)">,
     TargetAttr<"max_workgroup_size", TargetInt, "256", [],
@@ -21,11 +25,15 @@ def WebGPUKind : TargetKind<"webgpu"> {
 }
 
 def FeatureShaderF16 : TargetFeature<"shader_f16", "f16 in WGSL (the shader-f16 extension)">;
+def FeatureSubgroups
+    : TargetFeature<"subgroups", "subgroupAdd, subgroupMax, ... in WGSL (the subgroups extension)">;
 
 def WebGPUBackend : TargetBackend<"WebGPU"> {
   let Summary = "WebGPU: WGSL compute shaders";
   let Kinds = [WebGPUKind];
-  let Features = [FeatureWhen<FeatureShaderF16, AttrIn<"f16", ["true"]>>];
+  let Features = [FeatureWhen<FeatureShaderF16, AttrIn<"f16", ["true"]>>,
+                  FeatureWhen<FeatureSubgroups, AttrIn<"subgroups", ["true"]>>];
+  let Dialects = [WebGPUDialect];
   let PassPipeline = "buildWebGPUPipeline";
   let DeviceCodeGen = "generateWebGPUDeviceCode";
   let StorageBytes = "getWebGPUStorageBytes";
@@ -45,3 +53,5 @@ def WebGPUBackend : TargetBackend<"WebGPU"> {
     ResourceLimit<GridDimZ, 65535>,
   ];
 }
+
+def : OpNeedsFeatures<WebGPUSubgroupReduceOp, [FeatureSubgroups]>;

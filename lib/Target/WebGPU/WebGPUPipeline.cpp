@@ -34,6 +34,18 @@ void buildWebGPUPipeline(const BackendContext &Ctx, PassManager &PM) {
   PM.addPass(std::move(Raster));
   PM.addPass(createWebGPUCheckTypesPass());
   PM.addPass(createLowerPipelinedPass());
+  // Reduces to one value per workgroup over the whole workgroup, through
+  // subgroupAdd / subgroupMax / subgroupMin where the device has
+  // subgroups; the device picks their size, so the first invocation of
+  // each subgroup writes its value to a slot of its own.
+  std::unique_ptr<Pass> Reduce = createLowerReduceToSubgroupsPass();
+  if (Ctx.hasFeature("subgroups"))
+    llvm::cantFail(Reduce->setOption("reduce-op", "webgpu.subgroup_reduce"));
+  else
+    llvm::cantFail(Reduce->setOption(
+        "unavailable", "the target does not use subgroups (add -subgroups to the "
+                       "target when the device has the 'subgroups' feature)"));
+  PM.addPass(std::move(Reduce));
   // Each element of a gemm's C computed by the invocation that owns it, so
   // that accumulators and what the elementwise code reads with them stay
   // per invocation (FlashAttention's P, 16 KiB as f32 without shader-f16,
