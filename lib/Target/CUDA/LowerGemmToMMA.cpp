@@ -409,8 +409,9 @@ private:
     return L;
   }
 
-  /// `copy %G[r, c] -> %S`: a rank-2 global tile into a whole b16 shared
-  /// buffer of the same shape.
+  /// `copy %G[.., r, c] -> %S`: a 2-D global tile (of a tensor of rank 2
+  /// or more, the leading dimensions single points, as a batch index) into a
+  /// whole b16 shared buffer of the same shape.
   bool planCopy(OpStmt &Op, std::string &Why) {
     const Region &Src = Op.getOperand("src").R, &Dst = Op.getOperand("dst").R;
     auto Shape = matrixShape(Dst);
@@ -419,10 +420,10 @@ private:
             " is not a whole rank-2 shared buffer";
       return false;
     }
-    if (Src.Buf->getScope() != MemScope::Global || Src.Buf->getRank() != 2 ||
+    if (Src.Buf->getScope() != MemScope::Global || Src.Buf->getRank() < 2 ||
         Src.isWholeBuffer() || !Src.Buf->getStrides().empty()) {
       Why = "copy source %" + Src.Buf->getName().str() +
-            " is not a region of a dense rank-2 global buffer";
+            " is not a region of a dense global buffer of rank 2 or more";
       return false;
     }
     if (Src.Buf->getDType() != Dst.Buf->getDType() || !isB16(Dst.Buf->getDType())) {
@@ -431,8 +432,12 @@ private:
       return false;
     }
     std::vector<const Expr *> Ext = getRegionExtentExprs(Src, &Dst);
-    if (Ext.size() != 2 || !Ext[0] || !Ext[1] ||
-        !ex::isConst(*Ext[0], Shape->first) || !ex::isConst(*Ext[1], Shape->second)) {
+    size_t R = Src.Buf->getRank();
+    bool Points = Ext.size() == R;
+    for (size_t I = 0; Points && I + 2 < R; ++I)
+      Points = !Ext[I] || ex::isConst(*Ext[I], 1);
+    if (!Points || !Ext[R - 2] || !Ext[R - 1] ||
+        !ex::isConst(*Ext[R - 2], Shape->first) || !ex::isConst(*Ext[R - 1], Shape->second)) {
       Why = "copy source region's extents are not %" + Dst.Buf->getName().str() +
             "'s shape";
       return false;
@@ -653,9 +658,28 @@ private:
       int64_t Rows = Shape[Shape.size() - 2], Cols = Shape.back();
       int64_t PerRow = Cols / ChunkElems, Chunks = Rows * PerRow;
       int64_t ESize = getDTypeBits(S->getDType()) / 8;
-      Value *R0 = let(Out, "src_row", substitute(*Src.Indices[0].Offset, LoopVar, Iter));
-      Value *C0 = let(Out, "src_col", substitute(*Src.Indices[1].Offset, LoopVar, Iter));
-      const Expr &NRows = *G->getShape()[0], &NCols = *G->getShape()[1];
+      // Leading dimensions (a batch) are points: fixed indices, tested
+      // against the tensor's extent with the row.
+      size_t Rank = G->getRank();
+      std::vector<Value *> Lead;
+      for (size_t D = 0; D + 2 < Rank; ++D)
+        Lead.push_back(
+            let(Out, "src_lead", substitute(*Src.Indices[D].Offset, LoopVar, Iter)));
+      Value *R0 =
+          let(Out, "src_row", substitute(*Src.Indices[Rank - 2].Offset, LoopVar, Iter));
+      Value *C0 =
+          let(Out, "src_col", substitute(*Src.Indices[Rank - 1].Offset, LoopVar, Iter));
+      const Expr &NRows = *G->getShape()[Rank - 2], &NCols = *G->getShape()[Rank - 1];
+      // The tensor's index of (row, col), leading indices first (zero
+      // where \p Some is false).
+      auto GIdx = [&](ExprPtr Row, ExprPtr Col, const Expr *Some) {
+        std::vector<ExprPtr> V;
+        for (Value *L : Lead)
+          V.push_back(Some ? select(Some->clone(), ref(L), lit(0)) : ref(L));
+        V.push_back(std::move(Row));
+        V.push_back(std::move(Col));
+        return V;
+      };
       // 16-byte cp.async needs 16-byte aligned source chunks.
       Value *Vec = let(Out, "aligned",
                        ex::land(ex::binary(BinaryOp::Eq, rem(NCols.clone(), ChunkElems), lit(0)),
@@ -679,6 +703,10 @@ private:
           };
           ExprPtr RowIn =
               ex::land(ex::ge(ref(GR), lit(0)), ex::lt(ref(GR), NRows.clone()));
+          for (size_t D = 0; D != Lead.size(); ++D)
+            RowIn = ex::land(ex::land(ex::ge(ref(Lead[D]), lit(0)),
+                                      ex::lt(ref(Lead[D]), G->getShape()[D]->clone())),
+                             std::move(RowIn));
           if (Vector) {
             // The chunk's bytes that lie inside the tensor.
             Value *Bytes = let(
@@ -693,8 +721,9 @@ private:
             // Nothing is read when no byte is: point at the tensor's start.
             ExprPtr Some = ex::binary(BinaryOp::Gt, ref(Bytes), lit(0));
             std::vector<OpOperand> Opnds;
-            Opnds.push_back(regionOf(G, idx(select(Some->clone(), ref(GR), lit(0)),
-                                            select(Some->clone(), ref(GC), lit(0)))));
+            Opnds.push_back(regionOf(G, GIdx(select(Some->clone(), ref(GR), lit(0)),
+                                             select(Some->clone(), ref(GC), lit(0)),
+                                             Some.get())));
             Opnds.push_back(regionOf(S, At(nullptr)));
             Opnds.push_back(exprOf(ref(Bytes)));
             Body.push_back(op("cuda.cp_async", std::move(Opnds), AttributeList(),
@@ -708,7 +737,7 @@ private:
                                              ex::lt(C->clone(), NCols.clone())));
               Stmts T, F;
               T.push_back(std::make_unique<StoreStmt>(
-                  S, At(ref(EV)), ex::load(G, idx(ref(GR), std::move(C)))));
+                  S, At(ref(EV)), ex::load(G, GIdx(ref(GR), std::move(C), nullptr))));
               F.push_back(std::make_unique<StoreStmt>(S, At(ref(EV)),
                                                       ex::zero(S->getDType())));
               Y.push_back(ifElse(std::move(In), std::move(T), std::move(F)));
