@@ -1,11 +1,10 @@
 //===- Compile.cpp - Optimizing and emitting LLVM modules -----------------===//
 
 #include "tile/CodeGen/LLVMCodeGen.h"
+#include "tile/CodeGen/LLVMDiagnostics.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
@@ -106,31 +105,6 @@ llvm::Expected<std::string> tile::emitMachineCode(llvm::Module &M,
   return std::string(Buf.str());
 }
 
-LLVMDiagnosticCollector::LLVMDiagnosticCollector(llvm::LLVMContext &C) {
-  C.setDiagnosticHandlerCallBack(&LLVMDiagnosticCollector::handle, this);
-}
-
-void LLVMDiagnosticCollector::handle(const llvm::DiagnosticInfo *DI,
-                                     void *Self) {
-  if (DI->getSeverity() != llvm::DS_Error)
-    return;
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  llvm::DiagnosticPrinterRawOStream DP(OS);
-  DI->print(DP);
-  static_cast<LLVMDiagnosticCollector *>(Self)->Errors.push_back(S);
-}
-
-llvm::Error LLVMDiagnosticCollector::takeError(llvm::StringRef What) {
-  if (Errors.empty())
-    return llvm::Error::success();
-  std::string Msg = What.str();
-  for (const std::string &E : Errors)
-    Msg += "\n  " + E;
-  Errors.clear();
-  return llvm::createStringError(Msg);
-}
-
 std::string tile::printLLVMModule(const llvm::Module &M) {
   std::string S;
   llvm::raw_string_ostream OS(S);
@@ -143,6 +117,7 @@ llvm::Error tile::generateHostObject(const Module &M,
                                      llvm::StringRef HostCPU,
                                      KernelArtifact &Artifact) {
   llvm::LLVMContext C;
+  LLVMDiagnosticHandler Diags(C, M.getContext(), "host-codegen");
   llvm::Module LM("tile-host", C);
   if (llvm::Error E = emitHostEntries(M, LM, Opts, Artifact))
     return E;
@@ -160,6 +135,8 @@ llvm::Error tile::generateHostObject(const Module &M,
   auto Obj = emitMachineCode(LM, **TM, EmitKind::Object);
   if (!Obj)
     return Obj.takeError();
+  if (llvm::Error E = Diags.takeError("host code generation failed:"))
+    return E;
   Artifact.HostObject = std::move(*Obj);
   return llvm::Error::success();
 }

@@ -67,6 +67,8 @@ llvm::Error tile::emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
                                     llvm::Module &LM,
                                     KernelArtifact &Artifact) {
   llvm::LLVMContext &C = LM.getContext();
+  std::unique_ptr<DebugLocations> DebugLocs =
+      DebugLocations::create(M.getContext(), LM);
   for (const auto &F : M.getFunctions()) {
     ArtifactEntry *Entry = &getOrAddArtifactEntry(Artifact, *F);
     unsigned Index = 0;
@@ -84,6 +86,10 @@ llvm::Error tile::emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
       llvm::BasicBlock *Entry0 = llvm::BasicBlock::Create(C, "entry", KE.Fn);
       llvm::IRBuilder<> B(Entry0);
       LLVMEmitter Em(B, &T);
+      if (DebugLocs)
+        Em.setDebugScope(DebugLocs.get(), DebugLocs->addFunction(*KE.Fn, K->getLoc()));
+      // The arguments' loads and the block indices: at the kernel.
+      Em.setEnclosingLoc(K->getLoc());
       for (unsigned I = 0; I != KE.Captures.size(); ++I) {
         const Value *V = KE.Captures[I].V;
         if (llvm::isa<BufferValue>(V))
@@ -108,7 +114,6 @@ llvm::Error tile::emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
         }
         Em.bindScalar(Tid, TV);
       }
-      Em.setEnclosingLoc(K->getLoc());
       if (llvm::Error E = Em.emitBlock(K->getBody(), KE)) {
         Err = std::move(E);
         return;

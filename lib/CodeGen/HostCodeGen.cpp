@@ -32,9 +32,10 @@ namespace {
 class HostEmitter {
 public:
   HostEmitter(const Function &F, llvm::Module &LM,
-              const HostCodeGenOptions &Opts, ArtifactEntry &Entry)
+              const HostCodeGenOptions &Opts, ArtifactEntry &Entry,
+              DebugLocations *DebugLocs)
       : F(F), LM(LM), C(LM.getContext()), Opts(Opts), Entry(Entry), B(C),
-        Em(B, nullptr) {}
+        Em(B, nullptr), DebugLocs(DebugLocs) {}
 
   llvm::Error emit();
 
@@ -106,6 +107,8 @@ private:
   llvm::DenseMap<const Value *, std::string> BoundBy;
   std::vector<llvm::Value *> Workspaces;
   unsigned NextKernel = 0;
+  /// Null unless LLVM's remarks are located (the whole entry is at @F).
+  DebugLocations *DebugLocs;
 };
 
 } // namespace
@@ -440,6 +443,9 @@ llvm::Error HostEmitter::emit() {
   NArgs->setName("num_args");
   Ctx->setName("ctx");
   B.SetInsertPoint(llvm::BasicBlock::Create(C, "entry", Fn));
+  if (DebugLocs)
+    B.SetCurrentDebugLocation(
+        DebugLocs->get(F.getLoc(), DebugLocs->addFunction(*Fn, F.getLoc())));
   unsigned N = F.getParams().size();
   check(B.CreateICmpEQ(NArgs, B.getInt32(N)),
         "'" + Entry.Symbol + "' takes {expected} arguments, got {actual}",
@@ -503,10 +509,12 @@ llvm::Error HostEmitter::emit() {
 llvm::Error tile::emitHostEntries(const Module &M, llvm::Module &LM,
                                   const HostCodeGenOptions &Opts,
                                   KernelArtifact &Artifact) {
+  std::unique_ptr<DebugLocations> DebugLocs =
+      DebugLocations::create(M.getContext(), LM);
   for (const auto &F : M.getFunctions()) {
     ArtifactEntry *Entry = &getOrAddArtifactEntry(Artifact, *F);
     Entry->Params.clear();
-    HostEmitter H(*F, LM, Opts, *Entry);
+    HostEmitter H(*F, LM, Opts, *Entry, DebugLocs.get());
     if (llvm::Error E = H.emit())
       return E;
   }

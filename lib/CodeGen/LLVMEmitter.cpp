@@ -534,13 +534,25 @@ void LLVMEmitter::store(const BufferValue *Buf, llvm::ArrayRef<ExprPtr> Idx,
 // Statements
 //===----------------------------------------------------------------------===//
 
+void LLVMEmitter::setEnclosingLoc(llvm::SMLoc Loc) {
+  StmtLoc = Loc;
+  if (DebugLocs)
+    B.SetCurrentDebugLocation(DebugLocs->get(Loc, Scope));
+}
+
 llvm::Error LLVMEmitter::emitBlock(const Block &Blk, KernelEmission &K) {
   for (const StmtPtr &S : Blk.Stmts) {
     llvm::SMLoc Outer = StmtLoc;
-    if (S->getLoc().isValid())
+    llvm::DebugLoc OuterDL = B.getCurrentDebugLocation();
+    if (S->getLoc().isValid()) {
       StmtLoc = S->getLoc();
+      if (DebugLocs)
+        B.SetCurrentDebugLocation(DebugLocs->get(StmtLoc, Scope));
+    }
     llvm::Error E = emitStmt(*S, K);
     StmtLoc = Outer;
+    if (DebugLocs)
+      B.SetCurrentDebugLocation(OuterDL);
     if (E)
       return E;
   }

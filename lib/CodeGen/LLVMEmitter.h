@@ -8,6 +8,7 @@
 #ifndef TILE_LIB_CODEGEN_LLVMEMITTER_H
 #define TILE_LIB_CODEGEN_LLVMEMITTER_H
 
+#include "DebugLocations.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -56,7 +57,13 @@ public:
   llvm::Error emitBlock(const Block &Blk, KernelEmission &K);
   /// The location of the statement around the next emitBlock (a kernel's),
   /// for loops made by statements without a location of their own.
-  void setEnclosingLoc(llvm::SMLoc Loc) { StmtLoc = Loc; }
+  void setEnclosingLoc(llvm::SMLoc Loc);
+  /// Gives the instructions emitted from here on the locations of their
+  /// statements, in \p SP (for LLVM's remarks); \p DL may be null.
+  void setDebugScope(DebugLocations *DL, llvm::DISubprogram *SP) {
+    DebugLocs = DL;
+    Scope = SP;
+  }
 
 private:
   llvm::Error emitStmt(const Stmt &S, KernelEmission &K);
@@ -83,6 +90,8 @@ private:
   /// The innermost statement being emitted that has a location (a loop a
   /// lowering made takes the location of what it was made for).
   llvm::SMLoc StmtLoc;
+  DebugLocations *DebugLocs = nullptr;
+  llvm::DISubprogram *Scope = nullptr;
 };
 
 } // namespace tile

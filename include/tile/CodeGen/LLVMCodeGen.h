@@ -28,7 +28,6 @@
 #include <vector>
 
 namespace llvm {
-class DiagnosticInfo;
 class TargetLibraryInfoImpl;
 class TargetMachine;
 }
@@ -274,21 +273,6 @@ enum class EmitKind { Assembly, Object };
 llvm::Expected<std::string> emitMachineCode(llvm::Module &M,
                                             llvm::TargetMachine &TM,
                                             EmitKind Kind);
-
-/// Collects the errors LLVM reports through a context's diagnostic handler
-/// (a resource limit exceeded, an operation the target cannot select), which
-/// the default handler would print before exiting the process.
-class LLVMDiagnosticCollector {
-public:
-  explicit LLVMDiagnosticCollector(llvm::LLVMContext &C);
-  /// Success when no error was reported; otherwise one error with every
-  /// message, after \p What ("AMDGPU code generation failed").
-  llvm::Error takeError(llvm::StringRef What);
-
-private:
-  static void handle(const llvm::DiagnosticInfo *DI, void *Self);
-  std::vector<std::string> Errors;
-};
 
 /// Prints \p M as LLVM IR text.
 std::string printLLVMModule(const llvm::Module &M);

@@ -11,13 +11,13 @@
 #include "CPUTargetInfo.h"
 #include "VectorMath.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
+#include "tile/CodeGen/LLVMDiagnostics.h"
 #include "tile/IR/IR.h"
 #include "tile/IR/Remarks.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Analysis/LoopInfo.h"
-#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -209,58 +209,24 @@ private:
   std::vector<llvm::SMLoc> LoopLocs;
 };
 
-/// Turns the diagnostics LLVM's optimizer prints about loops it was asked
-/// to transform and could not (`loop not vectorized: ...`: a failure
-/// warning and the reasons the vectorizer gives for a loop that asked to
-/// be vectorized) into Tile missed remarks of `cpu-codegen`, located at
-/// the statement that made the loop (-pass-remarks-missed=cpu-codegen).
-/// Anything else takes LLVM's default path.
-class LoopDiagnosticHandler : public llvm::DiagnosticHandler {
-public:
-  LoopDiagnosticHandler(const CPUDeviceTarget &T, RemarkEngine &Remarks)
-      : T(T), Remarks(Remarks) {}
-
-  bool handleDiagnostics(const llvm::DiagnosticInfo &DI) override {
-    const auto *Opt = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&DI);
-    if (!Opt || DI.getSeverity() == llvm::DS_Error)
-      return false;
-    // What LLVM would print without being asked: failures of requested
-    // transformations, and remarks it always prints (the vectorizer's
-    // reasons for a loop that asked to be vectorized).
-    const auto *Analysis = llvm::dyn_cast<llvm::OptimizationRemarkAnalysis>(&DI);
-    bool AlwaysPrinted = Analysis && Analysis->shouldAlwaysPrint();
-    if (DI.getKind() != llvm::DK_OptimizationFailure && !AlwaysPrinted)
-      return true;
-    const auto *IROpt = llvm::dyn_cast<llvm::DiagnosticInfoIROptimization>(&DI);
-    llvm::SMLoc Loc = IROpt ? locate(IROpt->getCodeRegion()) : llvm::SMLoc();
-    Remarks.emit(RemarkKind::Missed, "cpu-codegen", Loc,
-                 "LLVM: " + Opt->getMsg() +
-                     (Loc.isValid() ? "" : " (in " + IROpt->getFunction().getName() + ")"));
-    return true;
-  }
-
-private:
-  /// The statement that made the innermost tagged loop around \p Region
-  /// (a loop header or an instruction).
-  llvm::SMLoc locate(const llvm::Value *Region) const {
-    const llvm::BasicBlock *BB = llvm::dyn_cast_or_null<llvm::BasicBlock>(Region);
-    if (const auto *I = llvm::dyn_cast_or_null<llvm::Instruction>(Region))
-      BB = I->getParent();
-    if (!BB)
-      return llvm::SMLoc();
-    llvm::Function &F = const_cast<llvm::Function &>(*BB->getParent());
-    llvm::DominatorTree DT(F);
-    llvm::LoopInfo LI(DT);
-    for (const llvm::Loop *L = LI.getLoopFor(BB); L; L = L->getParentLoop())
-      if (const llvm::MDNode *ID = L->getLoopID())
-        if (std::optional<llvm::SMLoc> Loc = T.getLoopLoc(ID))
-          return *Loc;
+/// The statement that made the innermost loop around \p Region (a loop
+/// header or an instruction) that getLoopProperty tagged: where LLVM's
+/// remarks about a loop are reported (tile/CodeGen/LLVMDiagnostics.h).
+llvm::SMLoc locateLoop(const CPUDeviceTarget &T, const llvm::Value *Region) {
+  const llvm::BasicBlock *BB = llvm::dyn_cast_or_null<llvm::BasicBlock>(Region);
+  if (const auto *I = llvm::dyn_cast_or_null<llvm::Instruction>(Region))
+    BB = I->getParent();
+  if (!BB)
     return llvm::SMLoc();
-  }
-
-  const CPUDeviceTarget &T;
-  RemarkEngine &Remarks;
-};
+  llvm::Function &F = const_cast<llvm::Function &>(*BB->getParent());
+  llvm::DominatorTree DT(F);
+  llvm::LoopInfo LI(DT);
+  for (const llvm::Loop *L = LI.getLoopFor(BB); L; L = L->getParentLoop())
+    if (const llvm::MDNode *ID = L->getLoopID())
+      if (std::optional<llvm::SMLoc> Loc = T.getLoopLoc(ID))
+        return *Loc;
+  return llvm::SMLoc();
+}
 
 /// Makes \p St store its value as a vector of integers of the same element
 /// width when the elements are half or bfloat. LLVM 22's x86 instruction
@@ -431,21 +397,24 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   if (!VM)
     return VM.takeError();
   llvm::LLVMContext C;
+  LLVMDiagnosticHandler Diags(C, M.getContext(), "cpu-codegen");
   llvm::Module LM("tile-device", C);
   CPUDeviceTarget T(std::move(*Vec), *VM,
                     (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512f"));
-  C.setDiagnosticHandler(
-      std::make_unique<LoopDiagnosticHandler>(T, M.getContext().getRemarks()));
+  Diags.setLocator([&T](const llvm::Value *Region) { return locateLoop(T, Region); });
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
   allowReciprocals(LM);
   Phases.done("llvm-ir");
   Artifact.DeviceFmt = DeviceFormat::Object;
   // Assembly needs a second run of the code generator: only when asked.
-  return compile(LM, **TM, *VM, Artifact.DeviceCode,
-                 Ctx.keepsLLVMIR() ? &Artifact.DeviceSource : nullptr,
-                 Artifact.Notes, Artifact.Timings,
-                 Ctx.keepsAssembly() ? &Artifact.Notes["device-asm"] : nullptr);
+  if (llvm::Error E =
+          compile(LM, **TM, *VM, Artifact.DeviceCode,
+                  Ctx.keepsLLVMIR() ? &Artifact.DeviceSource : nullptr,
+                  Artifact.Notes, Artifact.Timings,
+                  Ctx.keepsAssembly() ? &Artifact.Notes["device-asm"] : nullptr))
+    return E;
+  return Diags.takeError("CPU code generation failed:");
 }
 
 llvm::Error generateCPUHostCode(const BackendContext &Ctx, const Module &M,

@@ -19,6 +19,7 @@
 #include "NVPTXHopperOps.h"
 #include "NVPTXTMAOps.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
+#include "tile/CodeGen/LLVMDiagnostics.h"
 #include "tile/Support/FileIdentity.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
@@ -254,6 +255,7 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
   // (-fmad=true): one rounding instead of two, and half the instructions.
   (*TM)->Options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   llvm::LLVMContext C;
+  LLVMDiagnosticHandler Diags(C, M.getContext(), "cuda-codegen");
   llvm::Module LM("tile-device", C);
   LM.setTargetTriple((*TM)->getTargetTriple());
   LM.setDataLayout((*TM)->createDataLayout());
@@ -268,6 +270,8 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
   auto Ptx = emitMachineCode(LM, **TM, EmitKind::Assembly);
   if (!Ptx)
     return Ptx.takeError();
+  if (llvm::Error E = Diags.takeError("NVPTX code generation for " + Arch + " failed:"))
+    return E;
   Artifact.DeviceSource = std::move(*Ptx);
   Artifact.DeviceCode = Artifact.DeviceSource;
   Artifact.DeviceFmt = DeviceFormat::PTX;

@@ -38,6 +38,7 @@
 
 #include "LegalizeForOpenCL.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
+#include "tile/CodeGen/LLVMDiagnostics.h"
 #include "tile/Support/FileIdentity.h"
 #include "tile/IR/IR.h"
 #include "tile/Target/BackendContext.h"
@@ -226,7 +227,7 @@ llvm::Error generateLevelZeroDeviceCode(const BackendContext &Ctx,
   if (!TM)
     return TM.takeError();
   llvm::LLVMContext C;
-  LLVMDiagnosticCollector Diags(C);
+  LLVMDiagnosticHandler Diags(C, M.getContext(), "level-zero-codegen");
   llvm::Module LM("tile-device", C);
   LM.setTargetTriple((*TM)->getTargetTriple());
   LM.setDataLayout((*TM)->createDataLayout());

@@ -21,6 +21,7 @@
 
 #include "MFMALayout.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
+#include "tile/CodeGen/LLVMDiagnostics.h"
 #include "tile/Support/FileIdentity.h"
 #include "tile/IR/Diagnostics.h"
 #include "tile/IR/IR.h"
@@ -273,7 +274,7 @@ llvm::Error generateROCmDeviceCode(const BackendContext &Ctx, const Module &M,
   if (!TM)
     return TM.takeError();
   llvm::LLVMContext C;
-  LLVMDiagnosticCollector Diags(C);
+  LLVMDiagnosticHandler Diags(C, M.getContext(), "rocm-codegen");
   llvm::Module LM("tile-device", C);
   LM.setTargetTriple((*TM)->getTargetTriple());
   LM.setDataLayout((*TM)->createDataLayout());
