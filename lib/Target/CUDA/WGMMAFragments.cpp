@@ -80,9 +80,12 @@ constexpr int64_t MaxSharedBytes = 232448;
 
 /// Registers of the producer warpgroup beside one consumer warpgroup: its
 /// cp.async path indexes tensors of up to rank 5 (ptxas spills at 40 for
-/// a rank-3 one). Beside two, 40, so that the consumers get 232
-/// (consumerRegisters).
-constexpr int64_t AttentionProducerRegisters = 48;
+/// a rank-3 one, and at 48 and 56 for grouped-query attention's rank-4 K
+/// and V with the head index h / (H / HKV): 52 bytes at 48). Beside one
+/// consumer the count costs the consumers nothing (consumerRegisters gives
+/// them 240 for any producer count up to 256). Beside two, 40, so that the
+/// consumers get 232.
+constexpr int64_t AttentionProducerRegisters = 64;
 
 struct FragInfo {
   /// 0 for a row vector [R]; else the columns of [R, C].
