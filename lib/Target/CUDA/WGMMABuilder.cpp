@@ -3,6 +3,7 @@
 #include "WGMMABuilder.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
+#include "llvm/Support/MathExtras.h"
 #include <functional>
 
 using namespace tile;
@@ -449,6 +450,34 @@ ExprPtr WGMMABuilder::storedElement(Stmts &Out, const SharedTile &O, ExprPtr Row
   return div(std::move(Phys), E);
 }
 
+ExprPtr WGMMABuilder::storedElementSplit(Stmts &Out, const SharedTile &O,
+                                         ExprPtr RowFine, ExprPtr RowCoarse,
+                                         ExprPtr ColFine, int64_t ColFineMax,
+                                         ExprPtr ColCoarse, int64_t ColAlign,
+                                         const Expr *Stage) {
+  int64_t E = getDTypeBits(O.Tile->getDType()) / 8, W = O.Swizzle;
+  int64_t AlignBytes = ColAlign * E;
+  // byte = (cb / W) * Rows*W + (rf + rc)*W + (cf*E | cb % W) when cf*E is
+  // below the alignment of cb = ColCoarse*E (disjoint bits, no carry past
+  // the row), and the key ((byte >> 7) & 7) is rf % 8 when Rows and rc are
+  // multiples of 8.
+  if (W != 128 || O.Rows % 8 != 0 || !llvm::isPowerOf2_64(AlignBytes) ||
+      AlignBytes > W || ColFineMax * E >= AlignBytes)
+    return storedElement(Out, O, add(std::move(RowFine), std::move(RowCoarse)),
+                         add(std::move(ColFine), std::move(ColCoarse)), Stage);
+  Value *Fine = let(Out, "phys_fine",
+                    ex::binary(BinaryOp::Xor,
+                               add(mul(RowFine->clone(), W), mul(std::move(ColFine), E)),
+                               mul(rem(std::move(RowFine), 8), ChunkBytes)));
+  Value *CB = let(Out, "coarse_byte", mul(std::move(ColCoarse), E));
+  ExprPtr Idx = add(div(ex::binary(BinaryOp::Xor, ref(Fine), rem(ref(CB), W)), E),
+                    add(mul(div(ref(CB), W), O.Rows * W / E),
+                        mul(std::move(RowCoarse), W / E)));
+  if (Stage)
+    Idx = add(mul(Stage->clone(), O.StageBytes / E), std::move(Idx));
+  return Idx;
+}
+
 WGMMABuilder::Stmts WGMMABuilder::mmaSyncGemm(const WgmmaShape &S, const SharedTile *A,
                                               BufferValue *ARegs, int64_t ARegsCols,
                                               const SharedTile &B, BufferValue *C,
@@ -476,9 +505,16 @@ WGMMABuilder::Stmts WGMMABuilder::mmaSyncGemm(const WgmmaShape &S, const SharedT
   L.push_back(allocLocal("b_frag", S.Ty, 8, BF));
   // ldmatrix.x4 of four 8x8 matrices, thread l giving row l % 8 of matrix
   // l / 8 at (Row, Col) of the stored tile.
-  auto Ldmatrix = [&](Stmts &Into, const SharedTile &O, ExprPtr Row, ExprPtr Col,
+  // A lane's row within the 16x16 block (fine) and the block's origin
+  // (coarse: multiples of 8 rows and of 16 columns), split so that the
+  // swizzled offsets of a gemm's ldmatrix share registers
+  // (storedElementSplit).
+  auto Ldmatrix = [&](Stmts &Into, const SharedTile &O, ExprPtr RowFine,
+                      ExprPtr RowCoarse, ExprPtr ColFine, ExprPtr ColCoarse,
                       const Expr *Stage, bool Trans, BufferValue *Dst) {
-    ExprPtr Idx = storedElement(Into, O, std::move(Row), std::move(Col), Stage);
+    ExprPtr Idx = storedElementSplit(Into, O, std::move(RowFine), std::move(RowCoarse),
+                                     std::move(ColFine), 8, std::move(ColCoarse), 16,
+                                     Stage);
     std::vector<ExprPtr> SrcIdx, DstIdx;
     SrcIdx.push_back(std::move(Idx));
     DstIdx.push_back(lit(0));
@@ -501,25 +537,25 @@ WGMMABuilder::Stmts WGMMABuilder::mmaSyncGemm(const WgmmaShape &S, const SharedT
       if (A) {
         // a[0..7] = rows 0-7 / 8-15 at k 0-7, then at k 8-15.
         if (!A->MNMajor)
-          Ldmatrix(ML, *A, add(add(ref(Row0), rem(ref(Lane), 8)), mul(rem(ref(Quad), 2), 8)),
-                   add(mul(ref(KK), InstK), mul(div(ref(Quad), 2), 8)), AStage, false, AF);
+          Ldmatrix(ML, *A, add(rem(ref(Lane), 8), mul(rem(ref(Quad), 2), 8)), ref(Row0),
+                   mul(div(ref(Quad), 2), 8), mul(ref(KK), InstK), AStage, false, AF);
         else
-          Ldmatrix(ML, *A, add(add(mul(ref(KK), InstK), rem(ref(Lane), 8)),
-                               mul(div(ref(Quad), 2), 8)),
-                   add(ref(Row0), mul(rem(ref(Quad), 2), 8)), AStage, true, AF);
+          Ldmatrix(ML, *A, add(rem(ref(Lane), 8), mul(div(ref(Quad), 2), 8)),
+                   mul(ref(KK), InstK), mul(rem(ref(Quad), 2), 8), ref(Row0), AStage,
+                   true, AF);
       }
       ML.push_back(unroll("np", Tiles / 2, [&](Value *NP) {
         Stmts NL;
         // b[0..3] of n8 tile 2np, b[4..7] of tile 2np + 1: k 0-7 and 8-15
         // of each.
         if (!B.MNMajor)
-          Ldmatrix(NL, B, add(add(mul(ref(NP), 16), rem(ref(Lane), 8)),
-                              mul(div(ref(Quad), 2), 8)),
-                   add(mul(ref(KK), InstK), mul(rem(ref(Quad), 2), 8)), BStage, false, BF);
+          Ldmatrix(NL, B, add(rem(ref(Lane), 8), mul(div(ref(Quad), 2), 8)),
+                   mul(ref(NP), 16), mul(rem(ref(Quad), 2), 8), mul(ref(KK), InstK),
+                   BStage, false, BF);
         else
-          Ldmatrix(NL, B, add(add(mul(ref(KK), InstK), rem(ref(Lane), 8)),
-                              mul(rem(ref(Quad), 2), 8)),
-                   add(mul(ref(NP), 16), mul(div(ref(Quad), 2), 8)), BStage, true, BF);
+          Ldmatrix(NL, B, add(rem(ref(Lane), 8), mul(rem(ref(Quad), 2), 8)),
+                   mul(ref(KK), InstK), mul(div(ref(Quad), 2), 8), mul(ref(NP), 16),
+                   BStage, true, BF);
         NL.push_back(unroll("h", 2, [&](Value *H) {
           Stmts HL;
           // n8 tile j = 2np + h: instruction j / PerInst of the slice, its

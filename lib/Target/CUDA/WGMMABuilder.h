@@ -159,6 +159,21 @@ protected:
   ExprPtr storedElement(Stmts &Out, const SharedTile &O, ExprPtr Row, ExprPtr Col,
                         const Expr *Stage);
 
+  /// The same element index for Row = \p RowFine + \p RowCoarse and Col =
+  /// \p ColFine + \p ColCoarse, where the coarse parts are multiples of 8
+  /// rows and of \p ColAlign elements and the fine ones (a lane's place in
+  /// an ldmatrix) are below them: ColFine at most \p ColFineMax. Under the
+  /// 128-byte swizzle the fine part alone decides the XOR key, so the index
+  /// is (swizzled fine offset ^ in-row coarse bytes) plus coarse terms:
+  /// across a gemm's unrolled k-steps and n-tiles only as many distinct
+  /// per-thread values as in-row coarse offsets (4 for 16-bit operands),
+  /// the rest immediate offsets, where the whole byte offset swizzled took
+  /// one register per ldmatrix (ptxas spilled FlashAttention at d256).
+  /// Other swizzles and alignments: storedElement of the sums.
+  ExprPtr storedElementSplit(Stmts &Out, const SharedTile &O, ExprPtr RowFine,
+                             ExprPtr RowCoarse, ExprPtr ColFine, int64_t ColFineMax,
+                             ExprPtr ColCoarse, int64_t ColAlign, const Expr *Stage);
+
   /// Every thread sets its \p Elems locals of \p Frag to \p Op's value
   /// (clear or fill) converted to \p Frag's dtype.
   Stmts lowerFill(const OpStmt &Op, BufferValue *Frag, int64_t Elems);
