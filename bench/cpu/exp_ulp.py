@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Accuracy of the CPU backend's exp and exp2 of f32 (veclib=tile: the
 inline expansion of lib/Target/CPU/VectorMath.cpp) as compiled kernels
-compute them, in ulp of the f32 result against the f64 function.
+compute them, in ulp of the f32 result against the f64 function, and as
+relative error (normal results, and those in f16's normal range, where
+-exp=fast is meant for).
 
 Runs bench/cpu/exp_ulp.tile through tile-jit on every 61st f32 bit pattern
 of [-110, 90] (exp) and [-160, 130] (exp2), for each target given (default:
@@ -39,8 +41,14 @@ def ulps(got, x, fn):
                     np.array_equal(np.isinf(got), np.isinf(ref32)) and
                     np.array_equal(got == 0, ref32 == 0))
     ok = np.isfinite(ref32) & (ref32 != 0) & np.isfinite(got)
-    err = np.abs(got[ok].astype(np.float64) - ref64[ok]) / np.spacing(np.abs(ref32[ok]))
-    return err.max(), same_special
+    diff = np.abs(got[ok].astype(np.float64) - ref64[ok])
+    err = diff / np.spacing(np.abs(ref32[ok]))
+    # Relative error where the result is a normal f32 and where it is in
+    # f16's normal range (what -exp=fast is for).
+    normal = np.abs(ref64[ok]) >= 2.0 ** -126
+    half = normal & (np.abs(ref64[ok]) >= 2.0 ** -14) & (np.abs(ref64[ok]) <= 65504)
+    rel = diff / np.abs(ref64[ok])
+    return err.max(), rel[normal].max(), rel[half].max(), same_special
 
 
 def main():
@@ -64,9 +72,10 @@ def main():
                 if p.returncode:
                     sys.exit("exp_ulp: '%s' failed:\n%s" % (" ".join(cmd), p.stdout))
                 got = np.load(out["E" if name == "exp" else "E2"])
-                err, special = ulps(got, x, fn)
-                print("%-4s on '%s': %d inputs in [%g, %g] + NaN, +-inf: max %.2f ulp; "
-                      "inf / 0 / NaN %s" % (name, target, len(x), lo, hi, err,
+                err, rel, rel16, special = ulps(got, x, fn)
+                print("%-4s on '%s': %d inputs in [%g, %g] + NaN, +-inf: max %.2f ulp, "
+                      "relative %.2g (normal results), %.2g (in f16's normal range); "
+                      "inf / 0 / NaN %s" % (name, target, len(x), lo, hi, err, rel, rel16,
                                             "match" if special else "DIFFER"))
 
 

@@ -19,17 +19,24 @@ defvar CpuVeclib = TargetEnumAttr<"veclib", ["none", "libmvec", "tile"], "",
                                   "x86-64 Linux), tile (exp and exp2 of f32 "
                                   "inline, the others from libmvec where it "
                                   "loads); unset: tile">;
+// Unset (auto): the inline exp takes its 2^-18 form in kernels that write
+// only f16 and bf16 tensors (VectorMath.h, chooseFastExp).
+defvar CpuExp = TargetEnumAttr<"exp", ["auto", "accurate", "fast"], "",
+                               "accuracy of the inline exp and exp2 of f32: "
+                               "accurate (1.3 ulp), fast (2^-18 relative), "
+                               "auto (fast where every tensor a kernel writes "
+                               "is f16 or bf16); unset: auto">;
 
 def CpuKind : TargetKind<"cpu"> {
   let Summary = "this machine's CPU, LLVM IR run through ORC";
   let Aliases = ["host"];
-  let Attrs = [CpuMcpu, CpuVeclib];
+  let Attrs = [CpuMcpu, CpuVeclib, CpuExp];
   let DefaultHost = 1;
 }
 
 def LlvmKind : TargetKind<"llvm"> {
   let Summary = "LLVM IR for a CPU";
-  let Attrs = [CpuMcpu, CpuVeclib];
+  let Attrs = [CpuMcpu, CpuVeclib, CpuExp];
 }
 
 def CKind : TargetKind<"c"> {

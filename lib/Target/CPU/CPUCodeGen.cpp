@@ -21,6 +21,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -34,14 +35,19 @@ namespace {
 
 class CPUDeviceTarget : public LLVMDeviceTarget {
 public:
-  CPUDeviceTarget(CPUVectorInfo Vec, const CPUVectorMath &VM, bool HasScalef)
-      : Vec(std::move(Vec)), VM(VM), HasScalef(HasScalef) {}
+  CPUDeviceTarget(CPUVectorInfo Vec, const CPUVectorMath &VM, bool HasScalef,
+                  RemarkEngine &Remarks)
+      : Vec(std::move(Vec)), VM(VM), HasScalef(HasScalef), Remarks(Remarks) {}
 
-  /// exp and exp2 of f32 inline where the vector math says so.
+  /// exp and exp2 of f32 inline where the vector math says so, to 16-bit
+  /// accuracy in kernels whose results are 16-bit (chooseExpAccuracy).
   llvm::Value *emitMath(llvm::IRBuilder<> &B, llvm::StringRef Name,
                         llvm::Value *X) override {
-    if (VM.inlinesExp() && X->getType()->isFloatTy() && (Name == "exp" || Name == "exp2"))
+    if (VM.inlinesExp() && X->getType()->isFloatTy() && (Name == "exp" || Name == "exp2")) {
+      if (FastExp)
+        return emitFastExpF32(B, X, Name == "exp2", HasScalef);
       return emitInlineExpF32(B, X, Name == "exp2", HasScalef);
+    }
     return LLVMDeviceTarget::emitMath(B, Name, X);
   }
 
@@ -58,6 +64,7 @@ public:
     llvm::Function *F =
         llvm::Function::Create(FT, llvm::Function::ExternalLinkage, Name, M);
     F->addFnAttr(llvm::Attribute::NoUnwind);
+    FastExp = VM.inlinesExp() && chooseFastExp(*K.Kernel, VM.getExpAccuracy(), Remarks);
     unsigned Bits = getKernelVectorBits(Vec, *K.Kernel);
     if (Bits != Vec.VectorBits)
       F->addFnAttr(kPreferVectorWidthAttr, llvm::utostr(Bits));
@@ -206,6 +213,9 @@ private:
   CPUVectorInfo Vec;
   const CPUVectorMath &VM;
   bool HasScalef;
+  RemarkEngine &Remarks;
+  /// Whether the kernel being emitted takes emitFastExpF32.
+  bool FastExp = false;
   std::vector<llvm::SMLoc> LoopLocs;
 };
 
@@ -332,6 +342,60 @@ void allowReciprocals(llvm::Module &LM) {
           I.setHasAllowReciprocal(true);
 }
 
+/// Scales by vscalefps's float exponent directly where the inline exp's
+/// `ldexp(p, fptosi(roundeven(t)))` was vectorized (\p LM optimized):
+/// x86's lowering of llvm.ldexp converts the integer exponent back to a
+/// float for vscalefps, so the exponent would take a round trip through
+/// the integers (vcvttps2dq, vcvtdq2ps) that the instruction never needed;
+/// 2 of the fast exp's 12 instructions. roundeven's result is an integer
+/// (or NaN, inf: the ldexp's is then NaN, and vscalefps's too after the
+/// clamp before), so vscalefps's floor of it is itself. 512-bit vectors
+/// with AVX-512F, 256 and 128 with AVX-512VL too.
+void scaleByFloatExponents(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
+  if (!STI.checkFeatures("+avx512f"))
+    return;
+  bool HasVL = STI.checkFeatures("+avx512vl");
+  std::vector<llvm::CallInst *> Calls;
+  for (llvm::Function &F : LM)
+    for (llvm::BasicBlock &BB : F)
+      for (llvm::Instruction &I : BB)
+        if (auto *Call = llvm::dyn_cast<llvm::CallInst>(&I))
+          if (Call->getIntrinsicID() == llvm::Intrinsic::ldexp)
+            Calls.push_back(Call);
+  for (llvm::CallInst *Call : Calls) {
+    auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(Call->getType());
+    auto *ToInt = llvm::dyn_cast<llvm::FPToSIInst>(Call->getArgOperand(1));
+    if (!VT || !VT->getElementType()->isFloatTy() || !ToInt)
+      continue;
+    auto *Round = llvm::dyn_cast<llvm::IntrinsicInst>(ToInt->getOperand(0));
+    if (!Round || Round->getIntrinsicID() != llvm::Intrinsic::roundeven ||
+        Round->getType() != VT)
+      continue;
+    llvm::Intrinsic::ID ID;
+    switch (VT->getNumElements()) {
+    case 16: ID = llvm::Intrinsic::x86_avx512_mask_scalef_ps_512; break;
+    case 8: ID = llvm::Intrinsic::x86_avx512_mask_scalef_ps_256; break;
+    case 4: ID = llvm::Intrinsic::x86_avx512_mask_scalef_ps_128; break;
+    default: continue;
+    }
+    if (VT->getNumElements() != 16 && !HasVL)
+      continue;
+    llvm::IRBuilder<> B(Call);
+    llvm::Value *AllLanes = VT->getNumElements() == 16
+                                ? static_cast<llvm::Value *>(B.getInt16(0xffff))
+                                : B.getInt8(0xff);
+    llvm::SmallVector<llvm::Value *, 5> Args = {Call->getArgOperand(0), Round,
+                                                llvm::PoisonValue::get(VT), AllLanes};
+    if (VT->getNumElements() == 16)
+      Args.push_back(B.getInt32(4)); // the current rounding mode
+    llvm::Value *R = B.CreateIntrinsic(ID, {}, Args);
+    Call->replaceAllUsesWith(R);
+    Call->eraseFromParent();
+    if (ToInt->use_empty())
+      ToInt->eraseFromParent();
+  }
+}
+
 /// Whether \p LM calls a function of the x86 vector function ABI (a vector
 /// math library's).
 bool callsVectorFunctions(const llvm::Module &LM) {
@@ -355,6 +419,7 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
   VM.addMappings(Libraries);
   Phases.done("llvm-setup");
   optimizeModule(LM, TM, &Libraries);
+  scaleByFloatExponents(LM, *TM.getMCSubtargetInfo());
   Phases.done("llvm-opt");
   if (callsVectorFunctions(LM))
     Notes[KernelArtifact::kSharedLibrariesNote] = VM.getLibrary().str();
@@ -400,7 +465,8 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   LLVMDiagnosticHandler Diags(C, M.getContext(), "cpu-codegen");
   llvm::Module LM("tile-device", C);
   CPUDeviceTarget T(std::move(*Vec), *VM,
-                    (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512f"));
+                    (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512f"),
+                    M.getContext().getRemarks());
   Diags.setLocator([&T](const llvm::Value *Region) { return locateLoop(T, Region); });
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;

@@ -1,11 +1,13 @@
 //===- VectorMath.cpp - The CPU backend's vector math library -------------===//
 
 #include "VectorMath.h"
+#include "tile/IR/Walk.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include <functional>
 
 using namespace tile;
 
@@ -46,6 +48,14 @@ llvm::Expected<CPUVectorMath> CPUVectorMath::get(const TargetSpec &T,
                                                  const llvm::TargetMachine &TM) {
   CPUVectorMath VM;
   llvm::StringRef Want = T.getAttr("veclib").value_or("tile");
+  llvm::StringRef Exp = T.getAttr("exp").value_or("auto");
+  VM.ExpMode = Exp == "fast"       ? ExpAccuracy::Fast
+               : Exp == "accurate" ? ExpAccuracy::Accurate
+                                   : ExpAccuracy::Auto;
+  if (VM.ExpMode != ExpAccuracy::Auto && Want != "tile")
+    return llvm::createStringError("-exp=" + Exp.str() +
+                                   " sets the accuracy of the inline exp, which -veclib=" +
+                                   Want.str() + " does not use; drop -exp or use -veclib=tile");
   if (Want == "none")
     return std::move(VM);
   VM.InlineExp = Want == "tile";
@@ -112,13 +122,15 @@ llvm::Value *tile::emitInlineExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool B
   float Lo = Base2 ? -151.0f : -104.0f, Hi = Base2 ? 129.0f : 89.0f;
   X = B.CreateSelect(B.CreateFCmpOLT(X, C(Lo)), C(Lo), X);
   X = B.CreateSelect(B.CreateFCmpOGT(X, C(Hi)), C(Hi), X);
-  // n = round(X / ln 2) to nearest even: adding 1.5 * 2^23 leaves n in the
-  // low mantissa bits, which are also n + 0x4b400000 as an integer.
-  const float Shifter = 12582912.0f;
-  llvm::Value *T = Base2 ? B.CreateFAdd(X, C(Shifter))
-                         : FMA(X, C(1.44269504088896341f), C(Shifter));
-  llvm::Value *N = B.CreateFSub(T, C(Shifter));
-  llvm::Value *NI = B.CreateSub(B.CreateBitCast(T, I32), B.getInt32(0x4b400000));
+  // n = round(X / ln 2) to nearest even (roundeven: one vrndscaleps or
+  // vroundps). X / ln 2 is rounded first, so n may be the neighbour of
+  // the nearest integer when X / ln 2 lies within an ulp of a half; r then
+  // lies an ulp outside [-ln 2 / 2, ln 2 / 2], where the polynomial is as
+  // accurate.
+  llvm::Value *N = B.CreateIntrinsic(
+      llvm::Intrinsic::roundeven, {F32},
+      {Base2 ? X : B.CreateFMul(X, C(1.44269504088896341f))});
+  llvm::Value *NI = B.CreateFPToSI(N, I32);
   // r = X - n ln 2, |r| <= ln 2 / 2; ln 2 = 0.693359375 - 2.12194440e-4,
   // whose first part has few enough bits that n times it is exact.
   llvm::Value *R;
@@ -144,4 +156,107 @@ llvm::Value *tile::emitInlineExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool B
     return B.CreateBitCast(B.CreateShl(B.CreateAdd(K, B.getInt32(127)), 23), F32);
   };
   return B.CreateFMul(B.CreateFMul(E, Pow2(N1)), Pow2(N2));
+}
+
+llvm::Value *tile::emitFastExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
+                                  bool HasScalef) {
+  llvm::Type *F32 = B.getFloatTy(), *I32 = B.getInt32Ty();
+  auto C = [&](float V) { return llvm::ConstantFP::get(F32, V); };
+  auto FMA = [&](llvm::Value *A, llvm::Value *M, llvm::Value *Add) {
+    return B.CreateIntrinsic(llvm::Intrinsic::fmuladd, {F32}, {A, M, Add});
+  };
+  // t = x log2(e), rounded once: |t| 2^-24 of absolute error, a relative
+  // error of the result below |t| 2^-24 ln 2 (1e-6 where |t| < 24).
+  llvm::Value *T = Base2 ? X : B.CreateFMul(X, C(1.44269504088896341f));
+  // Beyond these bounds the result is 0 or inf whatever t is (2^-151 and
+  // 2^129 round there); the clamp also keeps t - round(t) finite for
+  // t = +-inf. Ordered compares keep NaN.
+  T = B.CreateSelect(B.CreateFCmpOLT(T, C(-151.0f)), C(-151.0f), T);
+  T = B.CreateSelect(B.CreateFCmpOGT(T, C(129.0f)), C(129.0f), T);
+  llvm::Value *N = B.CreateIntrinsic(llvm::Intrinsic::roundeven, {F32}, {T});
+  llvm::Value *F = B.CreateFSub(T, N); // exact, in [-1/2, 1/2]
+  // 2^f = 1 + f (c1 + f (c2 + f (c3 + f c4))), a minimax fit of the
+  // relative error on [-1/2, 1/2] (bench/cpu/exp_ulp.py): 2.9e-6.
+  static constexpr float P[] = {9.58283618e-3f, 5.59064150e-2f, 2.40240991e-1f,
+                                6.93124175e-1f, 1.0f};
+  llvm::Value *Poly = C(P[0]);
+  for (unsigned I = 1; I != std::size(P); ++I)
+    Poly = FMA(Poly, F, C(P[I]));
+  llvm::Value *NI = B.CreateFPToSI(N, I32);
+  if (HasScalef)
+    return B.CreateIntrinsic(llvm::Intrinsic::ldexp, {F32, I32}, {Poly, NI});
+  llvm::Value *N1 = B.CreateAShr(NI, 1), *N2 = B.CreateSub(NI, N1);
+  auto Pow2 = [&](llvm::Value *K) {
+    return B.CreateBitCast(B.CreateShl(B.CreateAdd(K, B.getInt32(127)), 23), F32);
+  };
+  return B.CreateFMul(B.CreateFMul(Poly, Pow2(N1)), Pow2(N2));
+}
+
+bool tile::chooseFastExp(const KernelStmt &K, CPUVectorMath::ExpAccuracy Mode,
+                         RemarkEngine &Remarks) {
+  using ExpAccuracy = CPUVectorMath::ExpAccuracy;
+  const Expr *FirstExp = nullptr;
+  std::function<void(const Expr &)> FindExp = [&](const Expr &E) {
+    if (FirstExp)
+      return;
+    if (const auto *Call = llvm::dyn_cast<CallExpr>(&E))
+      if ((Call->getIntrinsic() == Intrinsic::Exp ||
+           Call->getIntrinsic() == Intrinsic::Exp2) &&
+          Call->getDType() == DType::F32) {
+        FirstExp = &E;
+        return;
+      }
+    forEachChild(E, FindExp);
+  };
+  // The first tensor written whose elements are not f16 or bf16.
+  const BufferValue *Wide = nullptr;
+  auto Written = [&](const BufferValue *B) {
+    if (!Wide && B->getScope() == MemScope::Global && B->getDType() != DType::F16 &&
+        B->getDType() != DType::BF16)
+      Wide = B;
+  };
+  walkStmts(K.getBody(), [&](const Stmt &CS) {
+    Stmt &S = const_cast<Stmt &>(CS);
+    forEachExprSlot(S, [&](ExprPtr &E) { FindExp(*E); });
+    if (const auto *St = llvm::dyn_cast<StoreStmt>(&S))
+      Written(St->getBuffer());
+    if (const auto *Op = llvm::dyn_cast<OpStmt>(&S))
+      for (unsigned I = 0; I != Op->getOperands().size(); ++I) {
+        const OpOperand &O = Op->getOperand(I);
+        if (O.Kind == OperandKind::Region && Op->getInfo().operands()[I].Written)
+          Written(O.R.Buf);
+      }
+  });
+  if (!FirstExp)
+    return false;
+  if (Mode == ExpAccuracy::Fast) {
+    if (Remarks.isEnabled(RemarkKind::Passed, "cpu-codegen"))
+      Remarks.emit(RemarkKind::Passed, "cpu-codegen", FirstExp->getLoc(),
+                   "exp to 2^-18 relative error (degree-4 polynomial, no "
+                   "Cody-Waite reduction): -exp=fast");
+    return true;
+  }
+  if (Mode == ExpAccuracy::Accurate) {
+    if (Remarks.isEnabled(RemarkKind::Missed, "cpu-codegen"))
+      Remarks.emit(RemarkKind::Missed, "cpu-codegen", FirstExp->getLoc(),
+                   "exp at f32 accuracy (Cody-Waite reduction, degree-6 "
+                   "polynomial): -exp=accurate");
+    return false;
+  }
+  if (Wide) {
+    if (Remarks.isEnabled(RemarkKind::Missed, "cpu-codegen"))
+      Remarks.emit(RemarkKind::Missed, "cpu-codegen", FirstExp->getLoc(),
+                   "exp at f32 accuracy (Cody-Waite reduction, degree-6 "
+                   "polynomial): the kernel writes " +
+                       getDTypeName(Wide->getDType()) + " tensor %" + Wide->getName() +
+                       "; only kernels whose results are rounded to f16 or bf16 "
+                       "take the 2^-18 expansion");
+    return false;
+  }
+  if (Remarks.isEnabled(RemarkKind::Passed, "cpu-codegen"))
+    Remarks.emit(RemarkKind::Passed, "cpu-codegen", FirstExp->getLoc(),
+                 "exp to 2^-18 relative error (degree-4 polynomial, no "
+                 "Cody-Waite reduction): every tensor the kernel writes is f16 "
+                 "or bf16");
+  return true;
 }

@@ -18,6 +18,7 @@
 #define TILE_LIB_TARGET_CPU_VECTORMATH_H
 
 #include "tile/IR/IR.h"
+#include "tile/IR/Remarks.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -48,6 +49,9 @@ public:
   /// Whether exp and exp2 of f32 are expanded inline (emitInlineExpF32)
   /// rather than called.
   bool inlinesExp() const { return InlineExp; }
+  /// The accuracy the target's `exp` attribute asks of the inline exp.
+  enum class ExpAccuracy { Auto, Accurate, Fast };
+  ExpAccuracy getExpAccuracy() const { return ExpMode; }
   /// The shared library the vector variants live in (empty: none).
   llvm::StringRef getLibrary() const { return Library; }
   /// Why the default library is not used (empty when it is, or when none
@@ -73,6 +77,7 @@ private:
   std::string Library;
   std::string Reason;
   bool InlineExp = false;
+  ExpAccuracy ExpMode = ExpAccuracy::Auto;
   /// The x86 vector function ABI's ISA levels of the CPU, narrowest first.
   llvm::SmallVector<IsaLevel, 3> Levels;
   std::unique_ptr<llvm::BumpPtrAllocator> Alloc =
@@ -81,16 +86,35 @@ private:
 
 /// exp(\p X) (exp2 when \p Base2) for a scalar f32 \p X, as instructions
 /// that LLVM's vectorizers widen: X is clamped to where the result is
-/// neither 0 nor infinite, the exponent n = round(X / ln 2) taken with the
-/// round-to-nearest shifter 1.5 * 2^23, r = X - n ln 2 (ln 2 in two parts,
-/// Cody and Waite) in [-ln 2 / 2, ln 2 / 2], e^r from Cephes' degree-6
-/// polynomial (expf.c), and the result e^r * 2^n: llvm.ldexp (one
-/// vscalefps) when \p HasScalef, else two multiplies by powers of two built
-/// in the exponent field, so that results in the subnormal range round
-/// once. NaN stays NaN; +-inf give inf and 0. Accuracy:
-/// bench/cpu/vecmath_ulp.c, docs/Targets.md.
+/// neither 0 nor infinite, the exponent n = roundeven(X / ln 2) (one
+/// vrndscaleps), r = X - n ln 2 (ln 2 in two parts, Cody and Waite) in
+/// [-ln 2 / 2, ln 2 / 2], e^r from Cephes' degree-6 polynomial (expf.c),
+/// and the result e^r * 2^n: llvm.ldexp of fptosi(n), which the CPU codegen
+/// makes one vscalefps of n itself after vectorization, when \p HasScalef,
+/// else two multiplies by powers of two built in the exponent field, so
+/// that results in the subnormal range round once. NaN stays NaN; +-inf
+/// give inf and 0. Accuracy: bench/cpu/exp_ulp.py, docs/Targets.md.
 llvm::Value *emitInlineExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
                               bool HasScalef);
+
+/// exp(\p X) (exp2 when \p Base2) for a scalar f32 \p X to about 2^-18
+/// relative error, for results that are rounded to 16-bit floats: t =
+/// X log2(e) clamped as in emitInlineExpF32, 2^(t - round(t)) from a
+/// degree-4 polynomial, scaled by 2^round(t) the same way. Half the
+/// instructions of emitInlineExpF32 (no Cody-Waite reduction, a shorter
+/// polynomial). NaN stays NaN; +-inf give inf and 0.
+llvm::Value *emitFastExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
+                            bool HasScalef);
+
+/// Whether exp and exp2 of f32 in \p K may take emitFastExpF32: every
+/// tensor the kernel writes has f16 or bf16 elements, whose rounding (a
+/// relative 2^-11 or 2^-8 at best) dwarfs the fast expansion's 2^-18.
+/// Says why at the kernel's first exp or exp2 of f32 (a passed or missed
+/// remark of `cpu-codegen`); a kernel without one says nothing.
+/// `exp=accurate` and `exp=fast` decide for every kernel (with a remark
+/// saying so).
+bool chooseFastExp(const KernelStmt &K, CPUVectorMath::ExpAccuracy Mode,
+                   RemarkEngine &Remarks);
 
 } // namespace tile
 
