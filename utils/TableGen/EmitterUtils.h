@@ -4,7 +4,9 @@
 #define TILE_UTILS_TABLEGEN_EMITTERUTILS_H
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 #include <string>
 
 namespace tile::tblgen {
@@ -37,6 +39,23 @@ inline std::string quote(llvm::StringRef S) {
     Out += C;
   }
   return Out + "\"";
+}
+
+/// The start of a generated document's entry: a heading naming \p Name,
+/// the one-line \p Summary as a sentence, then \p Description (from a
+/// .td code block: each line trimmed) as a paragraph when it is not empty.
+inline void emitDocEntryHeader(llvm::raw_ostream &OS, llvm::StringRef Name,
+                               llvm::StringRef Summary,
+                               llvm::StringRef Description) {
+  OS << "## `" << Name << "`\n\n" << Summary << ".\n\n";
+  llvm::StringRef Desc = Description.trim();
+  if (Desc.empty())
+    return;
+  llvm::SmallVector<llvm::StringRef> Lines;
+  Desc.split(Lines, '\n');
+  for (llvm::StringRef L : Lines)
+    OS << L.trim() << "\n";
+  OS << "\n";
 }
 
 } // namespace tile::tblgen

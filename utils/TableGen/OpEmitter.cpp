@@ -23,6 +23,7 @@
 
 using namespace llvm;
 using tile::tblgen::cppIdent;
+using tile::tblgen::emitDocEntryHeader;
 using tile::tblgen::quote;
 
 static cl::OptionCategory OpCat("Options for -gen-op-*");
@@ -279,16 +280,8 @@ static void emitOpDocs(const RecordKeeper &RK, raw_ostream &OS) {
   OS << "# Dialect `" << OpDialect << "`\n\n"
      << Dialect->getValueAsString("Summary") << "\n\n";
   for (const OpDesc &D : Ops) {
-    OS << "## `" << D.Name << "`\n\n"
-       << D.R->getValueAsString("Summary") << ".\n\n";
-    StringRef Desc = D.R->getValueAsString("Description").trim();
-    if (!Desc.empty()) {
-      SmallVector<StringRef> Lines;
-      Desc.split(Lines, '\n');
-      for (StringRef L : Lines)
-        OS << L.trim() << "\n";
-      OS << "\n";
-    }
+    emitDocEntryHeader(OS, D.Name, D.R->getValueAsString("Summary"),
+                       D.R->getValueAsString("Description"));
     OS << "Syntax: `" << D.Name;
     for (const std::string &T : D.FormatTokens) {
       if (T == "attr-dict")

@@ -655,8 +655,10 @@ private:
 
   /// Executes \p S; false when the running group must wait at it.
   bool execOp(const XStmt &S, const LaneList &M);
-  /// The start element of \p R for each lane of \p M (Out[lane]).
-  void regionStarts(const XRegion &R, const LaneList &M, int64_t *Out);
+  /// The start element of \p R for each lane of \p M (indexed by lane):
+  /// offsets times strides, as code generation computes the address. Check
+  /// Failed after.
+  std::vector<int64_t> regionStarts(const XRegion &R, const LaneList &M);
   /// Whether elements [Start, Start + N) lie in \p B; reports otherwise.
   bool checkFootprint(const XStmt &S, const XRegion &R, int64_t Start,
                       int64_t N, int64_t Lane, const char *What);
@@ -670,6 +672,9 @@ private:
   /// cuda.vload and cuda.vstore: `width` elements from the first region to
   /// the second, converted.
   void execVecAccess(const XStmt &S, const LaneList &M);
+  /// \p W elements from the first region of \p S to the second, converted,
+  /// for each lane of \p M (cuda.vload, cuda.vstore, cuda.store_pair).
+  void moveElements(const XStmt &S, const LaneList &M, int64_t W);
   void execStorePair(const XStmt &S, const LaneList &M);
   void execShflXor(const XStmt &S, const LaneList &M);
   void execLdmatrix(const XStmt &S, const LaneList &M);

@@ -25,14 +25,15 @@ using namespace tile::cuda::emu;
 using llvm::SMLoc;
 using llvm::Twine;
 
-void SIMTEmulator::regionStarts(const XRegion &R, const LaneList &M,
-                                int64_t *Out) {
+std::vector<int64_t> SIMTEmulator::regionStarts(const XRegion &R,
+                                                const LaneList &M) {
   const Buffer &B = Buffers[R.Buf];
+  std::vector<int64_t> Out(MaxLanes);
   llvm::SmallVector<LaneValues, 4> Off;
   for (uint32_t Id : R.Off)
     Off.push_back(evalOperand(Id, M));
   if (Failed)
-    return;
+    return Out;
   // The address of the first element, as code generation computes it:
   // offsets times strides, without a bound per dimension.
   for (uint32_t L : M) {
@@ -41,6 +42,7 @@ void SIMTEmulator::regionStarts(const XRegion &R, const LaneList &M,
       S += Off[D].at(L).I * B.Strides[D];
     Out[L] = S;
   }
+  return Out;
 }
 
 bool SIMTEmulator::checkFootprint(const XStmt &S, const XRegion &R,
@@ -239,46 +241,29 @@ void SIMTEmulator::execAtomicElem(const XStmt &S, const LaneList &M) {
 }
 
 void SIMTEmulator::execVecAccess(const XStmt &S, const LaneList &M) {
+  moveElements(S, M, S.Ints[0]);
+}
+
+void SIMTEmulator::execStorePair(const XStmt &S, const LaneList &M) {
+  moveElements(S, M, 2);
+}
+
+void SIMTEmulator::moveElements(const XStmt &S, const LaneList &M, int64_t W) {
   const XRegion &Src = S.Regions[0], &Dst = S.Regions[1];
   Buffer &SB = Buffers[Src.Buf], &DB = Buffers[Dst.Buf];
-  int64_t W = S.Ints[0];
-  std::vector<int64_t> SS(MaxLanes), DS(MaxLanes);
-  regionStarts(Src, M, SS.data());
-  regionStarts(Dst, M, DS.data());
+  std::vector<int64_t> SS = regionStarts(Src, M), DS = regionStarts(Dst, M);
   if (Failed)
     return;
+  llvm::SmallVector<double, 16> V(static_cast<size_t>(W));
   for (uint32_t L : M) {
     if (!checkFootprint(S, Src, SS[L], W, L, "reads") ||
         !checkFootprint(S, Dst, DS[L], W, L, "writes"))
       return;
-    for (int64_t K = 0; K != W; ++K) {
-      double V = loadElement(SB, SS[L] + K, L, S.getLoc());
-      if (Failed)
-        return;
-      storeElement(DB, DS[L] + K, L, convertElement(V, SB.Ty, DB.Ty),
-                   S.getLoc());
-      if (Failed)
-        return;
-    }
-  }
-}
-
-void SIMTEmulator::execStorePair(const XStmt &S, const LaneList &M) {
-  const XRegion &Src = S.Regions[0], &Dst = S.Regions[1];
-  Buffer &SB = Buffers[Src.Buf], &DB = Buffers[Dst.Buf];
-  std::vector<int64_t> SS(MaxLanes), DS(MaxLanes);
-  regionStarts(Src, M, SS.data());
-  regionStarts(Dst, M, DS.data());
-  if (Failed)
-    return;
-  for (uint32_t L : M) {
-    if (!checkFootprint(S, Src, SS[L], 2, L, "reads") ||
-        !checkFootprint(S, Dst, DS[L], 2, L, "writes"))
-      return;
-    double V[2];
-    for (int K = 0; K != 2; ++K)
+    // A lane reads all its elements before it writes any, as one vector
+    // access does.
+    for (int64_t K = 0; K != W && !Failed; ++K)
       V[K] = loadElement(SB, SS[L] + K, L, S.getLoc());
-    for (int K = 0; K != 2 && !Failed; ++K)
+    for (int64_t K = 0; K != W && !Failed; ++K)
       storeElement(DB, DS[L] + K, L, convertElement(V[K], SB.Ty, DB.Ty),
                    S.getLoc());
     if (Failed)
@@ -297,8 +282,7 @@ void SIMTEmulator::execShflXor(const XStmt &S, const LaneList &M) {
   const XRegion &Dst = S.Regions[0];
   Buffer &DB = Buffers[Dst.Buf];
   LaneValues V = eval(S.Exprs[0], M);
-  std::vector<int64_t> DS(MaxLanes);
-  regionStarts(Dst, M, DS.data());
+  std::vector<int64_t> DS = regionStarts(Dst, M);
   if (Failed)
     return;
   DType VTy = Nodes[S.Exprs[0]].Ty;
@@ -331,9 +315,7 @@ void SIMTEmulator::execLdmatrix(const XStmt &S, const LaneList &M) {
   Buffer &SB = Buffers[Src.Buf], &DB = Buffers[Dst.Buf];
   int64_t Num = S.Ints[0];
   bool Trans = S.Ints[1];
-  std::vector<int64_t> SS(MaxLanes), DS(MaxLanes);
-  regionStarts(Src, M, SS.data());
-  regionStarts(Dst, M, DS.data());
+  std::vector<int64_t> SS = regionStarts(Src, M), DS = regionStarts(Dst, M);
   if (Failed)
     return;
   int64_t SmemEnd = SB.SmemOffset + SB.NumElems * SB.Bytes;
@@ -389,10 +371,8 @@ void SIMTEmulator::execMmaSync(const XStmt &S, const LaneList &M) {
     return;
   const XRegion &RA = S.Regions[0], &RB = S.Regions[1], &RC = S.Regions[2];
   Buffer &A = Buffers[RA.Buf], &B = Buffers[RB.Buf], &C = Buffers[RC.Buf];
-  std::vector<int64_t> AS(MaxLanes), BS(MaxLanes), CS(MaxLanes);
-  regionStarts(RA, M, AS.data());
-  regionStarts(RB, M, BS.data());
-  regionStarts(RC, M, CS.data());
+  std::vector<int64_t> AS = regionStarts(RA, M), BS = regionStarts(RB, M),
+                       CS = regionStarts(RC, M);
   if (Failed)
     return;
   for (auto [First, Size] : Warps) {
@@ -465,9 +445,7 @@ void SIMTEmulator::execAsyncCopy(const XStmt &S, const LaneList &M) {
   Buffer &SB = Buffers[Src.Buf], &DB = Buffers[Dst.Buf];
   bool Ldgsts = S.Op == EmuOp::Ldgsts, Full = Ldgsts && S.Ints[0];
   int64_t E = SB.Bytes, PerChunk = 16 / E;
-  std::vector<int64_t> SS(MaxLanes), DS(MaxLanes);
-  regionStarts(Src, M, SS.data());
-  regionStarts(Dst, M, DS.data());
+  std::vector<int64_t> SS = regionStarts(Src, M), DS = regionStarts(Dst, M);
   LaneValues N;
   if (!Full)
     N = eval(S.Exprs[0], M);
@@ -671,10 +649,8 @@ void SIMTEmulator::execWgmma(const XStmt &S, const LaneList &M) {
   Buffer &A = Buffers[RA.Buf], &B = Buffers[RB.Buf], &C = Buffers[RC.Buf];
   int64_t N = S.Ints[0];
   bool ZeroC = S.Ints[9];
-  std::vector<int64_t> AS(MaxLanes), BS(MaxLanes), CS(MaxLanes);
-  regionStarts(RA, M, AS.data());
-  regionStarts(RB, M, BS.data());
-  regionStarts(RC, M, CS.data());
+  std::vector<int64_t> AS = regionStarts(RA, M), BS = regionStarts(RB, M),
+                       CS = regionStarts(RC, M);
   LaneValues AOff, BOff = evalOperand(S.Exprs[Rs ? 0 : 1], M);
   if (!Rs)
     AOff = evalOperand(S.Exprs[0], M);

@@ -158,8 +158,7 @@ std::string SIMTEmulator::describeMbarrier(uint32_t B) const {
 bool SIMTEmulator::mbarriersOf(const XStmt &S, const XRegion &R,
                                const LaneList &M, uint32_t *Out,
                                bool MustBeInit) {
-  std::vector<int64_t> Starts(MaxLanes);
-  regionStarts(R, M, Starts.data());
+  std::vector<int64_t> Starts = regionStarts(R, M);
   if (Failed)
     return false;
   const Buffer &B = Buffers[R.Buf];
@@ -475,8 +474,7 @@ void SIMTEmulator::execTmaReady(const XStmt &S, const LaneList &M) {
   const XRegion &Src = S.Regions[0], &Dst = S.Regions[1];
   Buffer &T = Buffers[Src.Buf], &DB = Buffers[Dst.Buf];
   LaneValues Pitch = evalOperand(S.Exprs[0], M);
-  std::vector<int64_t> DS(MaxLanes);
-  regionStarts(Dst, M, DS.data());
+  std::vector<int64_t> DS = regionStarts(Dst, M);
   if (Failed)
     return;
   for (uint32_t L : M) {
@@ -507,8 +505,7 @@ void SIMTEmulator::execTmaLoad(const XStmt &S, const LaneList &M) {
   llvm::SmallVector<LaneValues, 3> Lead;
   for (unsigned Dim = 0; Dim + 2 < Rank; ++Dim)
     Lead.push_back(evalOperand(Src.Off[Dim], M));
-  std::vector<int64_t> DS(MaxLanes);
-  regionStarts(Dst, M, DS.data());
+  std::vector<int64_t> DS = regionStarts(Dst, M);
   if (Failed)
     return;
   int64_t DstLo = D.SmemOffset, DstHi = D.SmemOffset + D.NumElems * D.Bytes;
