@@ -36,7 +36,8 @@ class OrcExecutor;
 
 class OrcLoaded : public LoadedArtifact {
 public:
-  OrcLoaded(const KernelArtifact &A, OrcExecutor &E) : LoadedArtifact(A), Exec(E) {}
+  OrcLoaded(KernelArtifact &&A, OrcExecutor &E)
+      : LoadedArtifact(std::move(A)), Exec(E) {}
 
   llvm::Error init();
   llvm::Error call(llvm::StringRef Entry,
@@ -69,7 +70,11 @@ public:
   int32_t getDLDeviceType() const override { return 1; /* kDLCPU */ }
 
   llvm::Expected<std::unique_ptr<LoadedArtifact>>
-  load(const KernelArtifact &A) override;
+  load(const KernelArtifact &A) override {
+    return loadOwned(KernelArtifact(A));
+  }
+  llvm::Expected<std::unique_ptr<LoadedArtifact>>
+  loadOwned(KernelArtifact &&A) override;
 
   llvm::Expected<void *> allocate(size_t Bytes) override {
     // Tensors of a huge page or more start on one and ask the kernel for
@@ -190,8 +195,8 @@ OrcLoaded::prepare(llvm::StringRef Entry) {
 }
 
 llvm::Expected<std::unique_ptr<LoadedArtifact>>
-OrcExecutor::load(const KernelArtifact &A) {
-  auto L = std::make_unique<OrcLoaded>(A, *this);
+OrcExecutor::loadOwned(KernelArtifact &&A) {
+  auto L = std::make_unique<OrcLoaded>(std::move(A), *this);
   if (llvm::Error E = L->init())
     return std::move(E);
   return std::unique_ptr<LoadedArtifact>(std::move(L));

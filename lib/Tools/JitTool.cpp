@@ -211,7 +211,10 @@ bool Jit::compile() {
 
 bool Jit::load() {
   auto TM = std::chrono::steady_clock::now();
-  llvm::Expected<std::unique_ptr<LoadedArtifact>> L = Ex->load(*Artifact);
+  // The loaded artifact keeps the artifact: moved, not copied.
+  llvm::Expected<std::unique_ptr<LoadedArtifact>> L =
+      Ex->loadOwned(std::move(*Artifact));
+  Artifact.reset();
   if (!L)
     return fail("cannot load the artifact on '" +
                 llvm::Twine(Ctx->getExecBackend().Name) +

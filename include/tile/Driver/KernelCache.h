@@ -86,10 +86,11 @@ public:
   /// ~/.cache/tile/kernels.
   static std::string getDefaultDirectory();
 
-  /// Tile's build as part of keys: the size and modification time of the
-  /// binary holding this code and of every Tile library loaded
-  /// (libTile*.so), so that a rebuilt compiler, or one rebuilt backend
-  /// library, never loads an older build's kernels.
+  /// Tile's build as part of keys: the GNU build ID (read in memory; the
+  /// file's size and modification time where there is none) of the binary
+  /// holding this code and of every Tile library loaded (libTile*.so), so
+  /// that a rebuilt compiler, or one rebuilt backend library, never loads
+  /// an older build's kernels.
   static std::string getToolVersion();
 
   /// A cache in \p Dir (created when missing). When it cannot be written,

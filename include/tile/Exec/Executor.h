@@ -71,6 +71,7 @@ public:
 
 protected:
   explicit LoadedArtifact(const KernelArtifact &A) : Artifact(A) {}
+  explicit LoadedArtifact(KernelArtifact &&A) : Artifact(std::move(A)) {}
   /// Records how the host code was loaded and, when the artifact's host
   /// library was refused (\p LibraryFailure, the loader's error), a
   /// warning that its objects were linked instead.
@@ -112,6 +113,15 @@ public:
   /// Build -> Load.
   virtual llvm::Expected<std::unique_ptr<LoadedArtifact>>
   load(const KernelArtifact &A) = 0;
+  /// load(A) for a caller that needs \p A no more: an executor whose
+  /// LoadedArtifact keeps the artifact takes it instead of a copy (the
+  /// code it holds is tens of KB of fresh pages to fault in, which on a
+  /// kernel cache hit cost more than the rest of the load). The default
+  /// copies.
+  virtual llvm::Expected<std::unique_ptr<LoadedArtifact>>
+  loadOwned(KernelArtifact &&A) {
+    return load(A);
+  }
 
   virtual llvm::Expected<void *> allocate(size_t Bytes) = 0;
   virtual void deallocate(void *P) = 0;
