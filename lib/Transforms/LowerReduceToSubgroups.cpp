@@ -31,6 +31,7 @@
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/Pass.h"
 #include "tile/Transforms/StmtBuilder.h"
+#include "tile/Transforms/SubgroupReduce.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace tile;
@@ -310,4 +311,22 @@ public:
 
 std::unique_ptr<Pass> tile::createLowerReduceToSubgroupsPass() {
   return std::make_unique<LowerReduceToSubgroupsPass>(getLowerReduceToSubgroupsPassInfo());
+}
+
+bool tile::verifySubgroupReduceDst(const OpStmt &Op, DiagnosticEngine &Diag,
+                                   llvm::StringRef Holder) {
+  const OpOperand &Dst = Op.getOperand("dst");
+  const BufferValue *B = Dst.R.Buf;
+  std::string Name = ("'" + Op.getName() + "'").str();
+  if (B->getScope() != MemScope::Local) {
+    Diag.error(Dst.getLoc(), Name + " writes " + Holder + " (a local buffer), but %" +
+                                 B->getName() + " is " + getScopeName(B->getScope()));
+    return false;
+  }
+  DType T = B->getDType();
+  if (T != DType::F32 && T != DType::I32 && T != DType::U32) {
+    Diag.error(Dst.getLoc(), Name + " combines f32, i32 or u32, not " + getDTypeName(T));
+    return false;
+  }
+  return true;
 }

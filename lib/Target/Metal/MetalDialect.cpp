@@ -3,27 +3,14 @@
 #include "tile/IR/Diagnostics.h"
 #include "tile/IR/IR.h"
 #include "tile/IR/OpRegistry.h"
+#include "tile/Transforms/SubgroupReduce.h"
 
 using namespace tile;
 
 namespace tile {
 
 bool verifyMetalSimdReduceOp(const OpStmt &Op, DiagnosticEngine &Diag) {
-  const OpOperand &Dst = Op.getOperand("dst");
-  const BufferValue *B = Dst.R.Buf;
-  if (B->getScope() != MemScope::Local) {
-    Diag.error(Dst.getLoc(), "'metal.simd_reduce' writes the thread's registers "
-                             "(a local buffer), but %" +
-                                 B->getName() + " is " + getScopeName(B->getScope()));
-    return false;
-  }
-  DType T = B->getDType();
-  if (T != DType::F32 && T != DType::I32 && T != DType::U32) {
-    Diag.error(Dst.getLoc(), "'metal.simd_reduce' combines f32, i32 or u32, not " +
-                                 getDTypeName(T));
-    return false;
-  }
-  return true;
+  return verifySubgroupReduceDst(Op, Diag, "the thread's registers");
 }
 
 } // namespace tile
