@@ -109,6 +109,35 @@ void CPUVectorMath::addMappings(llvm::TargetLibraryInfoImpl &TLII) const {
   TLII.addVectorizableFunctions(Descs);
 }
 
+namespace {
+
+/// P[0] x^(n-1) + ... + P[n-1] by Horner's rule with fused multiply-adds.
+llvm::Value *emitHorner(llvm::IRBuilder<> &B, llvm::ArrayRef<float> P, llvm::Value *X) {
+  llvm::Type *F32 = B.getFloatTy();
+  llvm::Value *Poly = llvm::ConstantFP::get(F32, P[0]);
+  for (float Coeff : P.drop_front())
+    Poly = B.CreateIntrinsic(llvm::Intrinsic::fmuladd, {F32},
+                             {Poly, X, llvm::ConstantFP::get(F32, Coeff)});
+  return Poly;
+}
+
+/// V * 2^NI for the exponents the exp clamps allow: one ldexp (vscalefps)
+/// where the CPU has it, else V * 2^n1 * 2^n2 with n1 = NI >> 1 and
+/// n2 = NI - n1, both normal exponents.
+llvm::Value *emitScaleByPow2(llvm::IRBuilder<> &B, llvm::Value *V, llvm::Value *NI,
+                             bool HasScalef) {
+  llvm::Type *F32 = B.getFloatTy();
+  if (HasScalef)
+    return B.CreateIntrinsic(llvm::Intrinsic::ldexp, {F32, B.getInt32Ty()}, {V, NI});
+  llvm::Value *N1 = B.CreateAShr(NI, 1), *N2 = B.CreateSub(NI, N1);
+  auto Pow2 = [&](llvm::Value *K) {
+    return B.CreateBitCast(B.CreateShl(B.CreateAdd(K, B.getInt32(127)), 23), F32);
+  };
+  return B.CreateFMul(B.CreateFMul(V, Pow2(N1)), Pow2(N2));
+}
+
+} // namespace
+
 llvm::Value *tile::emitInlineExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
                                     bool HasScalef) {
   llvm::Type *F32 = B.getFloatTy(), *I32 = B.getInt32Ty();
@@ -143,28 +172,15 @@ llvm::Value *tile::emitInlineExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool B
   // e^r = 1 + r + r^2 P(r) (Cephes expf.c).
   static constexpr float P[] = {1.9875691500E-4f, 1.3981999507E-3f, 8.3334519073E-3f,
                                 4.1665795894E-2f, 1.6666665459E-1f, 5.0000001201E-1f};
-  llvm::Value *Poly = C(P[0]);
-  for (unsigned I = 1; I != std::size(P); ++I)
-    Poly = FMA(Poly, R, C(P[I]));
+  llvm::Value *Poly = emitHorner(B, P, R);
   llvm::Value *E = FMA(Poly, B.CreateFMul(R, R), B.CreateFAdd(R, C(1.0f)));
-  if (HasScalef)
-    return B.CreateIntrinsic(llvm::Intrinsic::ldexp, {F32, I32}, {E, NI});
-  // e^r * 2^n1 * 2^n2 with n1 = n >> 1 and n2 = n - n1, both normal
-  // exponents for every n the clamp allows.
-  llvm::Value *N1 = B.CreateAShr(NI, 1), *N2 = B.CreateSub(NI, N1);
-  auto Pow2 = [&](llvm::Value *K) {
-    return B.CreateBitCast(B.CreateShl(B.CreateAdd(K, B.getInt32(127)), 23), F32);
-  };
-  return B.CreateFMul(B.CreateFMul(E, Pow2(N1)), Pow2(N2));
+  return emitScaleByPow2(B, E, NI, HasScalef);
 }
 
 llvm::Value *tile::emitFastExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
                                   bool HasScalef) {
-  llvm::Type *F32 = B.getFloatTy(), *I32 = B.getInt32Ty();
+  llvm::Type *F32 = B.getFloatTy();
   auto C = [&](float V) { return llvm::ConstantFP::get(F32, V); };
-  auto FMA = [&](llvm::Value *A, llvm::Value *M, llvm::Value *Add) {
-    return B.CreateIntrinsic(llvm::Intrinsic::fmuladd, {F32}, {A, M, Add});
-  };
   // t = x log2(e), rounded once: |t| 2^-24 of absolute error, a relative
   // error of the result below |t| 2^-24 ln 2 (1e-6 where |t| < 24).
   llvm::Value *T = Base2 ? X : B.CreateFMul(X, C(1.44269504088896341f));
@@ -179,17 +195,8 @@ llvm::Value *tile::emitFastExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Bas
   // relative error on [-1/2, 1/2] (bench/cpu/exp_ulp.py): 2.9e-6.
   static constexpr float P[] = {9.58283618e-3f, 5.59064150e-2f, 2.40240991e-1f,
                                 6.93124175e-1f, 1.0f};
-  llvm::Value *Poly = C(P[0]);
-  for (unsigned I = 1; I != std::size(P); ++I)
-    Poly = FMA(Poly, F, C(P[I]));
-  llvm::Value *NI = B.CreateFPToSI(N, I32);
-  if (HasScalef)
-    return B.CreateIntrinsic(llvm::Intrinsic::ldexp, {F32, I32}, {Poly, NI});
-  llvm::Value *N1 = B.CreateAShr(NI, 1), *N2 = B.CreateSub(NI, N1);
-  auto Pow2 = [&](llvm::Value *K) {
-    return B.CreateBitCast(B.CreateShl(B.CreateAdd(K, B.getInt32(127)), 23), F32);
-  };
-  return B.CreateFMul(B.CreateFMul(Poly, Pow2(N1)), Pow2(N2));
+  llvm::Value *Poly = emitHorner(B, P, F);
+  return emitScaleByPow2(B, Poly, B.CreateFPToSI(N, B.getInt32Ty()), HasScalef);
 }
 
 bool tile::chooseFastExp(const KernelStmt &K, CPUVectorMath::ExpAccuracy Mode,
