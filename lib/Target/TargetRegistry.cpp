@@ -358,8 +358,18 @@ TargetRegistry::selectBackend(const TargetSpec &T) const {
     if (!BK->Variant || BK->Variant(T.getValueIndices().data()))
       Match.push_back(B);
   }
-  if (Match.size() == 1)
+  if (Match.size() == 1) {
+    // An attribute that sets a resource limit sets a positive one.
+    for (const ResourceLimitInfo &L : Match.front()->findKind(K)->limits())
+      if (L.FromAttr)
+        if (std::optional<llvm::StringRef> A = T.getAttr(L.FromAttr))
+          if (int64_t V; !A->getAsInteger(10, V) && V <= 0)
+            return makeError("attribute '" + llvm::Twine(L.FromAttr) +
+                             "' of target kind '" + K.Name +
+                             "' sets a resource limit and must be positive, "
+                             "not '" + *A + "'");
     return Match.front();
+  }
   std::vector<std::string> Described;
   for (const TargetBackendInfo *B : Owners) {
     const BackendKindInfo *BK = B->findKind(K);

@@ -40,6 +40,16 @@ FragmentOwnership::FragmentOwnership(
     else
       drop(B, "its shape is not constant");
   });
+  // A thread's slots are indexed with 32-bit integers, as the element
+  // loops that share the fragment out are.
+  for (const auto &[B, Shape] : Shapes) {
+    int64_t N = 1;
+    bool Over = false;
+    for (int64_t E : Shape)
+      Over |= __builtin_mul_overflow(N, E, &N);
+    if (Over || N > int64_t(INT32_MAX))
+      drop(B, "it has more elements than 32-bit indexes reach");
+  }
   collect(K.getBody(), nullptr);
   for (const Access &A : Accesses)
     if (!A.Loop)
