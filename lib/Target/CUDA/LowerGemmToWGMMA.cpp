@@ -79,7 +79,9 @@ public:
         Diag.error(Op->getLoc(), "'cuda.wgmma' cannot be lowered: " + Why);
         OK = false;
       } else {
-        Remarks.missed(Op->getLoc(), "gemm not lowered to wgmma: " + Why);
+        Remarks.missed(Op->getLoc(), "gemm not taken by the wgmma main-loop path "
+                                     "(hopper-wgmma-fragments tries it next): " +
+                                         Why);
       }
     }
     if (!OK || Plans.empty())
@@ -407,7 +409,9 @@ private:
         Diag.error(P.Op->getLoc(), "'cuda.wgmma' cannot be lowered: " + Why);
         Error = true;
       } else {
-        Remarks.missed(P.Op->getLoc(), "gemm not lowered to wgmma: " + Why);
+        Remarks.missed(P.Op->getLoc(), "gemm not taken by the wgmma main-loop path "
+                                     "(hopper-wgmma-fragments tries it next): " +
+                                         Why);
       }
     }
     Plans = std::move(Kept);
