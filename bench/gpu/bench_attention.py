@@ -60,7 +60,7 @@ def load(path):
     return torch.from_numpy(a.astype(np.float32))
 
 
-def check(o, path, entry, dt, B, H, HKV, S, D, tmp):
+def check(o, path, entry, dt, B, H, HKV, S, D, tmp, extra=()):
     g = torch.Generator().manual_seed(B * 7919 + H * 101 + S + D)
     q = torch.randn(B, H, S, D, generator=g).to(dt)
     k = torch.randn(B, HKV, S, D, generator=g).to(dt)
@@ -78,7 +78,7 @@ def check(o, path, entry, dt, B, H, HKV, S, D, tmp):
     cmd = [o.jit, path, "-entry=" + entry, "-target=" + o.target,
            "--input", "Q=" + os.path.join(tmp, "q.npy"), "--input", "K=" + os.path.join(tmp, "k.npy"),
            "--input", "V=" + os.path.join(tmp, "v.npy"), "--scalar", f"scale={scale!r}",
-           "--dim", f"B={B}", "--dim", f"H={H}", "--dim", f"S={S}", "--output", "O=" + out]
+           "--dim", f"B={B}", "--dim", f"H={H}", "--dim", f"S={S}", "--output", "O=" + out] + list(extra)
     if HKV != H or "HKV" in open(path).read():
         cmd += ["--dim", f"HKV={HKV}"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
@@ -98,6 +98,12 @@ def main():
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--autotune", action="store_true")
     ap.add_argument("--quick", action="store_true", help="one shape per kernel")
+    ap.add_argument("--only", default="",
+                    help="comma-separated substrings: keep the cases whose label contains one")
+    ap.add_argument("--extra", action="append", default=[],
+                    help="FILE[:PARAM=V,...]: another fp16 D128 kernel (entries flash_attention "
+                         "and flash_attention_causal) at B8 H16 S2048, tile-jit --param "
+                         "for each PARAM=V (no autotune for it)")
     o = ap.parse_args()
     tmp = tempfile.mkdtemp()
     ex16 = "examples/flash_attention.tile"
@@ -113,6 +119,14 @@ def main():
              ("d256 fp16", d256, torch.float16, 4, 16, 16, 4096, 256)]
     if o.quick:
         cases = [c for c in cases if c[6] != 8192]
+    if o.only:
+        cases = [c for c in cases if any(w in c[0] for w in o.only.split(","))]
+    params = {}
+    for x in o.extra:
+        path, _, ps = x.partition(":")
+        label = os.path.basename(path) + (" " + ps if ps else "")
+        params[label] = [a for kv in ps.split(",") if kv for a in ("--param", kv)]
+        cases.append((label, path, torch.float16, 8, 16, 16, 2048, 128))
     rows = []
 
     def add_row(case, tile, peer, unit, err=None):
@@ -126,15 +140,16 @@ def main():
         v = torch.randn_like(k)
         for causal in (False, True):
             entry = "flash_attention_causal" if causal else "flash_attention"
-            key = (path, entry)
+            key = (path, entry, label)
             if key not in checked:
                 checked[key] = check(o, path, entry, dt, 1, H // HKV * 2, 2, 257, D, tmp) \
-                    if HKV != H else check(o, path, entry, dt, 1, 2, 2, 257, D, tmp)
+                    if HKV != H else check(o, path, entry, dt, 1, 2, 2, 257, D, tmp,
+                                           params.get(label, []))
             dims = ["--dim", f"B={B}", "--dim", f"H={H}", "--dim", f"S={S}"]
             if "HKV" in open(path).read():
                 dims += ["--dim", f"HKV={HKV}"]
-            args = [path, f"-entry={entry}"] + dims
-            if o.autotune:
+            args = [path, f"-entry={entry}"] + dims + params.get(label, [])
+            if o.autotune and label not in params:
                 p = subprocess.run([o.jit] + args + ["-target=" + o.target, "--random", "--seed", "7",
                                                      "--autotune", "--bench", "5"],
                                    capture_output=True, text=True, timeout=300)
