@@ -10,11 +10,7 @@
 # $TILE_JIT (default .bundle/tile-jit) and optionally cubins in
 # $CUBINS (default .bundle/*.cubin) to disassemble. Log: $OUT/attention.log.
 # QUICK=1 checks one size per variant and runs memcheck on the example only.
-set -uo pipefail
-JIT=${TILE_JIT:-.bundle/tile-jit}
-OUT=${OUT:-/tmp/tile-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/attention.log") 2>&1
+source "$(dirname "$0")/prologue.sh" attention.log
 T='cuda -arch=sm_90a'
 if [ -n "${QUICK:-}" ]; then
   SIZES="257"; SHAPES="1,2,2048"; TOOLS="memcheck"
@@ -22,7 +18,6 @@ else
   SIZES="1 257"; SHAPES="2,3,300;1,2,2048"; TOOLS="memcheck racecheck"
 fi
 V=(examples/flash_attention.tile bench/gpu/attention/fa_*.tile)
-echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; date -u
 echo "== gated FlashAttention tests (both pipelines)"
 python3 bench/gpu/run_gated_tests.py --jit "$JIT" test/Examples/cuda-flash-attention.test
 echo "== --check against the f64 interpreter (B=1 H=2), every variant"

@@ -7,14 +7,9 @@
 # Runs on the GPU machine from the repository root, with a static tile-jit
 # (cmake -DTILE_BUNDLE=ON; ninja tile-jit) at $TILE_JIT (default
 # .bundle/tile-jit). Everything it prints goes to $OUT/h200.log as well.
-set -uo pipefail
-JIT=${TILE_JIT:-.bundle/tile-jit}
-OUT=${OUT:-/tmp/tile-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/h200.log") 2>&1
+source "$(dirname "$0")/prologue.sh" h200.log
 T='cuda -arch=sm_90a'
 E=examples
-echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; date -u
 echo "== correctness: the gated lit tests (REQUIRES: cuda-device), random inputs, poisoned outputs, sizes not multiples of the tiles, both NVIDIA pipelines"
 python3 bench/gpu/run_gated_tests.py --jit "$JIT"
 for f in bench/gpu/gemm_*.tile; do

@@ -6,14 +6,9 @@
 # benchmark table beside cuBLAS / SDPA / a device copy in the same run.
 # From the repository root on the GPU machine, with a static tile-jit at
 # $TILE_JIT (default .bundle/tile-jit). Logs in $OUT (default /tmp/tile-out).
-set -uo pipefail
-JIT=${TILE_JIT:-.bundle/tile-jit}
-OUT=${OUT:-/tmp/tile-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/h200-quick.log") 2>&1
+source "$(dirname "$0")/prologue.sh" h200-quick.log
 T='cuda -arch=sm_90a'
 export TILE_BENCH_TIMEOUT=${TILE_BENCH_TIMEOUT:-60}
-echo "== machine"; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u
 echo "== gated lit tests"
 timeout 240 python3 bench/gpu/run_gated_tests.py --jit "$JIT" --timeout 60 | grep -E "^(PASS|FAIL)|^  FAIL|gated tests"
 echo "== compute-sanitizer memcheck, warp-specialized FlashAttention (two consumer warpgroups)"

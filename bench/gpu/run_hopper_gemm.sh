@@ -10,17 +10,12 @@
 # at $TILE_JIT (default .bundle/tile-jit), the cubins in $CUBINS (default
 # .bundle) and the bench tiles in $BENCH_TILES (default bench/gpu). Prints
 # to $OUT/hopper_gemm.log as well.
-set -uo pipefail
-JIT=${TILE_JIT:-.bundle/tile-jit}
-OUT=${OUT:-/tmp/tile-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/hopper_gemm.log") 2>&1
+source "$(dirname "$0")/prologue.sh" hopper_gemm.log
 T='cuda -arch=sm_90a'
 G=examples/gemm.tile
 GB=test/Examples/Inputs/gemm_bf16.tile
 HF=${BENCH_TILES:-bench/gpu}/gemm_hopper_f16.tile
 HB=${BENCH_TILES:-bench/gpu}/gemm_hopper_bf16.tile
-echo "== machine"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 echo "== SASS (cubins compiled by tile-llc -emit=obj)"
 for c in "${CUBINS:-.bundle}"/*.cubin; do
   echo "-- $c: HGMMA $(cuobjdump -sass "$c" | grep -c HGMMA), LDL/STL $(cuobjdump -sass "$c" | grep -cE '\b(LDL|STL)\b')"

@@ -8,13 +8,8 @@
 #
 # Runs on the GPU machine from the repository root with a static tile-jit
 # at $TILE_JIT (default .bundle/tile-jit); prints to $OUT/simt.log too.
-set -uo pipefail
-JIT=${TILE_JIT:-.bundle/tile-jit}
-OUT=${OUT:-/tmp/tile-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/simt.log") 2>&1
+source "$(dirname "$0")/prologue.sh" simt.log
 E=examples
-echo "== machine"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 run() { echo "-- $T $*"; timeout 120 "$JIT" "$@" -target="$T" --random --seed 5 --check 2>&1 | tail -2; echo "rc=${PIPESTATUS[0]}"; }
 for T in 'cuda -arch=sm_90a' 'cuda -arch=sm_80'; do
   echo "== correctness, $T"

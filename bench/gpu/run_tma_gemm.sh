@@ -16,11 +16,7 @@
 # at $TILE_JIT (default .bundle/tile-jit); logs go to $OUT (default
 # /tmp/tile-out): tma_gemm.log (everything), bench.json (bench_h200.py).
 # About 3 minutes.
-set -uo pipefail
-JIT=${TILE_JIT:-.bundle/tile-jit}
-OUT=${OUT:-/tmp/tile-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/tma_gemm.log") 2>&1
+source "$(dirname "$0")/prologue.sh" tma_gemm.log
 T='cuda -arch=sm_90a'
 HF=bench/gpu/gemm_hopper_f16.tile
 HB=bench/gpu/gemm_hopper_bf16.tile
@@ -29,9 +25,6 @@ EXB=test/Examples/Inputs/gemm_bf16.tile
 V=bench/gpu/tma-variants
 RES=$OUT/tma_results.txt
 : > "$RES"
-echo "== machine"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-date -u
 git log -1 --oneline 2>/dev/null || true
 
 # chk LABEL FILE ARGS...: one --check run; "ok"/"FAIL" into $RES.
