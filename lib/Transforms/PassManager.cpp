@@ -13,6 +13,13 @@
 
 using namespace tile;
 
+void PassManager::addPass(std::unique_ptr<Pass> P,
+                          llvm::ArrayRef<PassOptionValue> Options) {
+  for (const PassOptionValue &O : Options)
+    llvm::cantFail(P->setOption(O.Name, O.Value));
+  addPass(std::move(P));
+}
+
 bool PassManager::run(Module &M, PassState &S) {
   llvm::raw_ostream &OS = Instr.OS ? *Instr.OS : llvm::errs();
   std::unique_ptr<llvm::TimerGroup> TG;

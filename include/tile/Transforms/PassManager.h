@@ -30,9 +30,19 @@ struct PassInstrumentation {
   llvm::raw_ostream *OS = nullptr;
 };
 
+/// An option of a pass as a pipeline written in C++ sets it.
+struct PassOptionValue {
+  llvm::StringRef Name;
+  std::string Value;
+};
+
 class PassManager {
 public:
   void addPass(std::unique_ptr<Pass> P) { Passes.push_back(std::move(P)); }
+  /// Adds \p P with \p Options set, as a pipeline written in C++
+  /// configures a pass: an option the pass does not declare, or a value it
+  /// rejects, is a bug of that pipeline (llvm::cantFail).
+  void addPass(std::unique_ptr<Pass> P, llvm::ArrayRef<PassOptionValue> Options);
   llvm::ArrayRef<std::unique_ptr<Pass>> getPasses() const { return Passes; }
   void setInstrumentation(PassInstrumentation I) { Instr = std::move(I); }
 

@@ -16,45 +16,31 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/IR/IR.h"
-#include "tile/Target/BackendContext.h"
-#include "tile/Transforms/PassManager.h"
-#include "llvm/IR/PrintPasses.h"
-
-#define GET_TILE_PASS_DECLS
-#include "tile/Transforms/Passes.inc"
+#include "tile/Target/SIMTPipeline.h"
 
 namespace tile {
 
-/// The Level Zero pipeline, in order.
+/// The Level Zero pipeline, in order. Rasterized grids keep their
+/// dimensions: each dimension's group count is bounded by the device
+/// (maxGroupCountX/Y/Z), and the grid stays within the bounds it was
+/// written for.
 void buildLevelZeroPipeline(const BackendContext &Ctx, PassManager &PM) {
-  // Rasterized grids keep their dimensions: each dimension's group count
-  // is bounded by the device (maxGroupCountX/Y/Z), and the grid stays
-  // within the bounds it was written for.
-  std::unique_ptr<Pass> Raster = createRasterizeGridPass();
-  llvm::cantFail(Raster->setOption("flatten", "false"));
-  PM.addPass(std::move(Raster));
-  PM.addPass(createLowerPipelinedPass());
+  SIMTPipeline P;
   // Reduces of few rows over the whole work-group: a sub-group reduction
   // in each sub-group of the required size, then one value per sub-group
   // in workgroup-local memory.
-  std::unique_ptr<Pass> Reduce = createLowerReduceToSubgroupsPass();
-  if (Ctx.hasFeature("group_non_uniform_arithmetic")) {
-    llvm::cantFail(Reduce->setOption("reduce-op", "level_zero.sub_group_reduce"));
-    llvm::cantFail(Reduce->setOption(
-        "subgroup-size", Ctx.getTarget().getAttr("sub_group_size").value_or("16")));
-  } else {
-    llvm::cantFail(Reduce->setOption(
-        "unavailable", "the target does not use sub-group operations (add "
-                       "-subgroups to the target when the device accepts SPIR-V 1.3)"));
-  }
-  PM.addPass(std::move(Reduce));
-  PM.addPass(createLowerTileOpsPass());
-  std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
-  llvm::cantFail(SIMT->setOption("private-fragments", "true"));
-  PM.addPass(std::move(SIMT));
-  PM.addPass(createSimplifyPass());
-  PM.addPass(createPlanSharedMemoryPass());
+  if (Ctx.hasFeature("group_non_uniform_arithmetic"))
+    P.ReduceOptions = {
+        {{"reduce-op", "level_zero.sub_group_reduce"},
+         {"subgroup-size",
+          Ctx.getTarget().getAttr("sub_group_size").value_or("16").str()}}};
+  else
+    P.ReduceOptions = {{{"unavailable",
+                         "the target does not use sub-group operations (add "
+                         "-subgroups to the target when the device accepts SPIR-V 1.3)"}}};
+  P.SIMTOptions = getPrivateSIMTOptions(Ctx, /*LimitSharedMemory=*/false);
+  P.PlanSharedMemory = true;
+  addSIMTPipeline(PM, std::move(P));
 }
 
 } // namespace tile

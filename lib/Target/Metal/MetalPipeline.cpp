@@ -11,47 +11,29 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/IR/IR.h"
-#include "tile/Target/BackendContext.h"
-#include "tile/Target/ResourceLimits.h"
-#include "tile/Transforms/PassManager.h"
+#include "tile/Target/SIMTPipeline.h"
 
 #define GET_TILE_PASS_DECLS
 #include "MetalPasses.inc"
-#define GET_TILE_PASS_DECLS
-#include "tile/Transforms/Passes.inc"
 #define GET_TILE_PASS_TABLE
 #include "MetalPasses.inc"
 
 namespace tile {
 
-/// The Metal pipeline, in order.
+/// The Metal pipeline, in order. Rasterized grids keep their dimensions:
+/// threadgroups per grid are bounded per dimension by the device, and the
+/// grid stays within the bounds it was written for.
 void buildMetalPipeline(const BackendContext &Ctx, PassManager &PM) {
-  // Rasterized grids keep their dimensions: threadgroups per grid are
-  // bounded per dimension by the device, and the grid stays within the
-  // bounds it was written for.
-  std::unique_ptr<Pass> Raster = createRasterizeGridPass();
-  llvm::cantFail(Raster->setOption("flatten", "false"));
-  PM.addPass(std::move(Raster));
-  PM.addPass(createMetalCheckTypesPass());
-  PM.addPass(createLowerPipelinedPass());
-  PM.addPass(createMetalLowerGemmSimdgroupPass());
+  SIMTPipeline P;
+  P.CheckTypes = createMetalCheckTypesPass();
+  P.LowerGemm = createMetalLowerGemmSimdgroupPass();
   // Reduces of few rows over the whole threadgroup: simd_sum / simd_max /
   // simd_min in each 32-thread simdgroup, then one value per simdgroup in
   // threadgroup memory.
-  std::unique_ptr<Pass> Reduce = createLowerReduceToSubgroupsPass();
-  llvm::cantFail(Reduce->setOption("reduce-op", "metal.simd_reduce"));
-  llvm::cantFail(Reduce->setOption("subgroup-size", "32"));
-  PM.addPass(std::move(Reduce));
-  PM.addPass(createLowerTileOpsPass());
-  std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
-  llvm::cantFail(SIMT->setOption("private-fragments", "true"));
+  P.ReduceOptions = {{{"reduce-op", "metal.simd_reduce"}, {"subgroup-size", "32"}}};
   // Over the limit, tiles copied from global memory are read from there.
-  if (std::optional<AppliedLimit> L =
-          getResourceLimit(Ctx, ResourceKind::SharedMemoryPerBlock))
-    llvm::cantFail(SIMT->setOption("shared-memory-limit", std::to_string(L->Value)));
-  PM.addPass(std::move(SIMT));
-  PM.addPass(createSimplifyPass());
+  P.SIMTOptions = getPrivateSIMTOptions(Ctx, /*LimitSharedMemory=*/true);
+  addSIMTPipeline(PM, std::move(P));
 }
 
 } // namespace tile

@@ -15,45 +15,29 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/IR/IR.h"
-#include "tile/Target/BackendContext.h"
-#include "tile/Target/ResourceLimits.h"
-#include "tile/Transforms/PassManager.h"
-#include "llvm/IR/PrintPasses.h"
+#include "tile/Target/SIMTPipeline.h"
 
 #define GET_TILE_PASS_DECLS
 #include "ROCmPasses.inc"
-#define GET_TILE_PASS_DECLS
-#include "tile/Transforms/Passes.inc"
 #define GET_TILE_PASS_TABLE
 #include "ROCmPasses.inc"
 
 namespace tile {
 
-/// The ROCm pipeline, in order.
+/// The ROCm pipeline, in order. Rasterized grids keep their dimensions: an
+/// HSA dispatch counts its grid in work-items, 32 bits per dimension, so
+/// one dimension of gx * gy blocks would reach the limit sooner than the
+/// grid did.
 void buildROCmPipeline(const BackendContext &Ctx, PassManager &PM) {
-  // Rasterized grids keep their dimensions: an HSA dispatch counts its grid
-  // in work-items, 32 bits per dimension, so one dimension of gx * gy
-  // blocks would reach the limit sooner than the grid did.
-  std::unique_ptr<Pass> Raster = createRasterizeGridPass();
-  llvm::cantFail(Raster->setOption("flatten", "false"));
-  PM.addPass(std::move(Raster));
-  PM.addPass(createLowerPipelinedPass());
+  SIMTPipeline P;
   // MFMA where the fragments its code keeps in LDS fit there.
-  std::unique_ptr<Pass> MFMA = createLowerGemmToMFMAPass();
-  std::optional<AppliedLimit> LDS =
-      getResourceLimit(Ctx, ResourceKind::SharedMemoryPerBlock);
-  if (LDS)
-    llvm::cantFail(MFMA->setOption("lds-limit", std::to_string(LDS->Value)));
-  PM.addPass(std::move(MFMA));
-  PM.addPass(createLowerTileOpsPass());
-  std::unique_ptr<Pass> SIMT = createLowerToSIMTPass();
-  llvm::cantFail(SIMT->setOption("private-fragments", "true"));
-  if (LDS)
-    llvm::cantFail(SIMT->setOption("shared-memory-limit", std::to_string(LDS->Value)));
-  PM.addPass(std::move(SIMT));
-  PM.addPass(createSimplifyPass());
-  PM.addPass(createPlanSharedMemoryPass());
+  P.LowerGemm = createLowerGemmToMFMAPass();
+  if (std::optional<AppliedLimit> LDS =
+          getResourceLimit(Ctx, ResourceKind::SharedMemoryPerBlock))
+    llvm::cantFail(P.LowerGemm->setOption("lds-limit", std::to_string(LDS->Value)));
+  P.SIMTOptions = getPrivateSIMTOptions(Ctx, /*LimitSharedMemory=*/true);
+  P.PlanSharedMemory = true;
+  addSIMTPipeline(PM, std::move(P));
 }
 
 } // namespace tile
