@@ -32,6 +32,21 @@ function(tile_record_links name)
   set_property(GLOBAL APPEND PROPERTY TILE_LINK_GRAPH "${_dir} ${name}: ${_links}")
 endfunction()
 
+# tile_add_all_subdirectories(): add_subdirectory() of every folder of the
+# current one that has a CMakeLists.txt, in name order; a folder added later
+# is picked up on the next configure (lib/Target's backends, the test-only
+# backends of unittests/Target).
+function(tile_add_all_subdirectories)
+  file(GLOB dirs LIST_DIRECTORIES true CONFIGURE_DEPENDS
+    ${CMAKE_CURRENT_SOURCE_DIR}/*)
+  list(SORT dirs)
+  foreach(dir ${dirs})
+    if(IS_DIRECTORY ${dir} AND EXISTS ${dir}/CMakeLists.txt)
+      add_subdirectory(${dir})
+    endif()
+  endforeach()
+endfunction()
+
 # tile_add_library(name SOURCES... [DEPENDS tablegen-targets] [LINK libs])
 function(tile_add_library name)
   cmake_parse_arguments(ARG "" "" "DEPENDS;LINK" ${ARGN})
