@@ -87,6 +87,18 @@ private:
       return "end of file";
     return "'" + Tok.Text.str() + "'";
   }
+  /// Consumes a value name (`%x`): the name without `%` and where it
+  /// stands; otherwise reports "expected <What>, found ..." and returns
+  /// nothing.
+  std::optional<std::pair<StringRef, SMLoc>> parseValueName(StringRef What) {
+    if (!Tok.is(TokKind::ValueName)) {
+      error("expected " + What + ", found " + describeTok());
+      return std::nullopt;
+    }
+    std::pair<StringRef, SMLoc> Name{Tok.Text.drop_front(), Tok.getLoc()};
+    consume();
+    return Name;
+  }
   bool expect(TokKind K, StringRef Context) {
     if (consumeIf(K))
       return true;
@@ -367,13 +379,11 @@ ExprPtr Parser::parseShapeDim() {
 }
 
 std::unique_ptr<Value> Parser::parseParam() {
-  if (!Tok.is(TokKind::ValueName)) {
-    error("expected parameter name like '%A', found " + describeTok());
+  std::optional<std::pair<StringRef, SMLoc>> N =
+      parseValueName("parameter name like '%A'");
+  if (!N)
     return nullptr;
-  }
-  StringRef Name = Tok.Text.drop_front();
-  SMLoc Loc = Tok.getLoc();
-  consume();
+  auto [Name, Loc] = *N;
   if (!expect(TokKind::Colon, "after the parameter name"))
     return nullptr;
   std::optional<DType> Ty = parseDTypeTok("in the parameter type");
@@ -634,13 +644,11 @@ StmtPtr Parser::parseAssignment() {
 StmtPtr Parser::parseLet() {
   SMLoc Loc = Tok.getLoc();
   consume();
-  if (!Tok.is(TokKind::ValueName)) {
-    error("expected a value name like '%x' after 'let', found " + describeTok());
+  std::optional<std::pair<StringRef, SMLoc>> N =
+      parseValueName("a value name like '%x' after 'let'");
+  if (!N)
     return nullptr;
-  }
-  StringRef Name = Tok.Text.drop_front();
-  SMLoc NameLoc = Tok.getLoc();
-  consume();
+  auto [Name, NameLoc] = *N;
   if (!expect(TokKind::Equal, "after the let name"))
     return nullptr;
   PExpr Init = parseExpr();
@@ -658,12 +666,11 @@ StmtPtr Parser::parseFor() {
   consume();
   std::vector<std::pair<StringRef, SMLoc>> Names;
   do {
-    if (!Tok.is(TokKind::ValueName)) {
-      error("expected loop variable like '%i', found " + describeTok());
+    std::optional<std::pair<StringRef, SMLoc>> N =
+        parseValueName("loop variable like '%i'");
+    if (!N)
       return nullptr;
-    }
-    Names.push_back({Tok.Text.drop_front(), Tok.getLoc()});
-    consume();
+    Names.push_back(*N);
   } while (consumeIf(TokKind::Comma));
   if (!expectIdent("in", "after the loop variables"))
     return nullptr;
@@ -853,16 +860,14 @@ StmtPtr Parser::parseKernel() {
   if (!expect(TokKind::LParen, "to start the block index names"))
     return nullptr;
   do {
-    if (!Tok.is(TokKind::ValueName)) {
-      error("expected block index name like '%bx', found " + describeTok());
+    std::optional<std::pair<StringRef, SMLoc>> N =
+        parseValueName("block index name like '%bx'");
+    if (!N)
       return nullptr;
-    }
-    Idx.push_back(std::make_unique<Value>(Value::Kind::BlockIdx,
-                                          Tok.Text.drop_front(), DType::I32,
-                                          Tok.getLoc()));
-    if (!declare(Idx.back().get(), Tok.getLoc()))
+    Idx.push_back(std::make_unique<Value>(Value::Kind::BlockIdx, N->first,
+                                          DType::I32, N->second));
+    if (!declare(Idx.back().get(), N->second))
       return nullptr;
-    consume();
   } while (consumeIf(TokKind::Comma));
   if (!expect(TokKind::RParen, "to end the block index names"))
     return nullptr;
@@ -877,15 +882,14 @@ StmtPtr Parser::parseKernel() {
   if (consumeIfIdent("thread")) {
     if (!expect(TokKind::LParen, "after 'thread'"))
       return nullptr;
-    if (!Tok.is(TokKind::ValueName)) {
-      error("expected thread index name like '%tx', found " + describeTok());
+    std::optional<std::pair<StringRef, SMLoc>> N =
+        parseValueName("thread index name like '%tx'");
+    if (!N)
       return nullptr;
-    }
-    Tid = std::make_unique<Value>(Value::Kind::ThreadIdx, Tok.Text.drop_front(),
-                                  DType::I32, Tok.getLoc());
-    if (!declare(Tid.get(), Tok.getLoc()))
+    Tid = std::make_unique<Value>(Value::Kind::ThreadIdx, N->first, DType::I32,
+                                  N->second);
+    if (!declare(Tid.get(), N->second))
       return nullptr;
-    consume();
     if (!expect(TokKind::RParen, "after the thread index name"))
       return nullptr;
   }
