@@ -103,73 +103,101 @@ void storeWords(llvm::IRBuilder<> &B, llvm::Value *Addr, llvm::Value *V,
   B.CreateCall(llvm::InlineAsm::get(FT, Asm, Cons + ",~{memory}", true), Args);
 }
 
+/// What cuda.vload and cuda.vstore share: the element types of the global
+/// and the local side, their LLVM types, the width, the size of a global
+/// element, and the operands (src, dst).
+struct VecAccess {
+  DType GT, LT;
+  llvm::Type *GTy, *LTy;
+  unsigned W, Size;
+  llvm::Value *Src, *Dst;
+};
+
+/// Fills \p A for \p Op, whose operand \p Global is the global side and
+/// \p Local the local one; an error for elements registers do not hold as
+/// they are stored.
+llvm::Error getVecAccess(llvm::IRBuilder<> &B, const OpStmt &Op,
+                         llvm::ArrayRef<llvm::Value *> Operands,
+                         llvm::StringRef Global, llvm::StringRef Local,
+                         VecAccess &A) {
+  llvm::LLVMContext &C = B.getContext();
+  A.GT = Op.getOperand(Global).R.Buf->getDType();
+  A.LT = Op.getOperand(Local).R.Buf->getDType();
+  if (!sameInRegisters(C, A.GT) || !sameInRegisters(C, A.LT))
+    return unsupported(Op, sameInRegisters(C, A.GT) ? A.LT : A.GT);
+  A.W = Op.getAttrOrDefault("width").getInt();
+  A.GTy = getLLVMType(C, A.GT);
+  A.LTy = getLLVMType(C, A.LT);
+  A.Size = getDTypeBytes(A.GT);
+  A.Src = Operands[0];
+  A.Dst = Operands[1];
+  return llvm::Error::success();
+}
+
+/// The access of \p A at the global address \p Addr: \p Vec(Words) where
+/// the address is aligned to the whole access, \p Scalar otherwise (and
+/// always for one element or fewer than 4 bytes).
+void emitVecAccess(llvm::IRBuilder<> &B, const VecAccess &A, llvm::Value *Addr,
+                   llvm::function_ref<void(unsigned Words)> Vec,
+                   llvm::function_ref<void()> Scalar) {
+  unsigned Words = wordsFor(uint64_t(A.W) * A.Size);
+  if (A.W == 1 || !Words)
+    return Scalar();
+  ifAligned(B, Addr, uint64_t(A.W) * A.Size, [&] { Vec(Words); }, Scalar);
+}
+
 llvm::Error emitVecLoad(llvm::IRBuilder<> &B, const OpStmt &Op,
                         llvm::ArrayRef<llvm::Value *> Operands) {
-  llvm::LLVMContext &C = B.getContext();
-  DType GT = Op.getOperand("src").R.Buf->getDType();
-  DType LT = Op.getOperand("dst").R.Buf->getDType();
-  if (!sameInRegisters(C, GT) || !sameInRegisters(C, LT))
-    return unsupported(Op, sameInRegisters(C, GT) ? LT : GT);
-  unsigned W = Op.getAttrOrDefault("width").getInt();
-  llvm::Type *GTy = getLLVMType(C, GT), *LTy = getLLVMType(C, LT);
-  unsigned Size = getDTypeBytes(GT);
-  llvm::Value *Src = Operands[0], *Dst = Operands[1];
+  VecAccess A;
+  if (llvm::Error E = getVecAccess(B, Op, Operands, "src", "dst", A))
+    return E;
   auto Put = [&](unsigned I, llvm::Value *V) {
-    B.CreateStore(emitConvert(B, V, GT, LT),
-                  B.CreateConstInBoundsGEP1_32(LTy, Dst, I));
+    B.CreateStore(emitConvert(B, V, A.GT, A.LT),
+                  B.CreateConstInBoundsGEP1_32(A.LTy, A.Dst, I));
   };
-  auto Scalar = [&] {
-    for (unsigned I = 0; I != W; ++I)
-      Put(I, B.CreateAlignedLoad(GTy, B.CreateConstInBoundsGEP1_32(GTy, Src, I),
-                                 llvm::Align(Size)));
-  };
-  unsigned Words = wordsFor(uint64_t(W) * Size);
-  if (W == 1 || !Words) {
-    Scalar();
-    return llvm::Error::success();
-  }
-  ifAligned(B, Src, uint64_t(W) * Size, [&] {
-    llvm::Value *V = B.CreateBitCast(loadWords(B, Src, Words),
-                                     llvm::FixedVectorType::get(GTy, W));
-    for (unsigned I = 0; I != W; ++I)
-      Put(I, B.CreateExtractElement(V, I));
-  }, Scalar);
+  emitVecAccess(
+      B, A, A.Src,
+      [&](unsigned Words) {
+        llvm::Value *V = B.CreateBitCast(loadWords(B, A.Src, Words),
+                                         llvm::FixedVectorType::get(A.GTy, A.W));
+        for (unsigned I = 0; I != A.W; ++I)
+          Put(I, B.CreateExtractElement(V, I));
+      },
+      [&] {
+        for (unsigned I = 0; I != A.W; ++I)
+          Put(I, B.CreateAlignedLoad(A.GTy,
+                                     B.CreateConstInBoundsGEP1_32(A.GTy, A.Src, I),
+                                     llvm::Align(A.Size)));
+      });
   return llvm::Error::success();
 }
 
 llvm::Error emitVecStore(llvm::IRBuilder<> &B, const OpStmt &Op,
                          llvm::ArrayRef<llvm::Value *> Operands) {
-  llvm::LLVMContext &C = B.getContext();
-  DType LT = Op.getOperand("src").R.Buf->getDType();
-  DType GT = Op.getOperand("dst").R.Buf->getDType();
-  if (!sameInRegisters(C, GT) || !sameInRegisters(C, LT))
-    return unsupported(Op, sameInRegisters(C, GT) ? LT : GT);
-  unsigned W = Op.getAttrOrDefault("width").getInt();
-  llvm::Type *GTy = getLLVMType(C, GT), *LTy = getLLVMType(C, LT);
-  unsigned Size = getDTypeBytes(GT);
-  llvm::Value *Src = Operands[0], *Dst = Operands[1];
+  VecAccess A;
+  if (llvm::Error E = getVecAccess(B, Op, Operands, "dst", "src", A))
+    return E;
   std::vector<llvm::Value *> Elems;
-  for (unsigned I = 0; I != W; ++I)
+  for (unsigned I = 0; I != A.W; ++I)
     Elems.push_back(emitConvert(
-        B, B.CreateLoad(LTy, B.CreateConstInBoundsGEP1_32(LTy, Src, I)), LT, GT));
-  auto Scalar = [&] {
-    for (unsigned I = 0; I != W; ++I)
-      B.CreateAlignedStore(Elems[I], B.CreateConstInBoundsGEP1_32(GTy, Dst, I),
-                           llvm::Align(Size));
-  };
-  unsigned Words = wordsFor(uint64_t(W) * Size);
-  if (W == 1 || !Words) {
-    Scalar();
-    return llvm::Error::success();
-  }
-  ifAligned(B, Dst, uint64_t(W) * Size, [&] {
-    llvm::Value *V = llvm::PoisonValue::get(llvm::FixedVectorType::get(GTy, W));
-    for (unsigned I = 0; I != W; ++I)
-      V = B.CreateInsertElement(V, Elems[I], I);
-    storeWords(B, Dst,
-               B.CreateBitCast(V, llvm::FixedVectorType::get(B.getInt32Ty(), Words)),
-               Words);
-  }, Scalar);
+        B, B.CreateLoad(A.LTy, B.CreateConstInBoundsGEP1_32(A.LTy, A.Src, I)), A.LT,
+        A.GT));
+  emitVecAccess(
+      B, A, A.Dst,
+      [&](unsigned Words) {
+        llvm::Value *V =
+            llvm::PoisonValue::get(llvm::FixedVectorType::get(A.GTy, A.W));
+        for (unsigned I = 0; I != A.W; ++I)
+          V = B.CreateInsertElement(V, Elems[I], I);
+        storeWords(B, A.Dst,
+                   B.CreateBitCast(V, llvm::FixedVectorType::get(B.getInt32Ty(), Words)),
+                   Words);
+      },
+      [&] {
+        for (unsigned I = 0; I != A.W; ++I)
+          B.CreateAlignedStore(Elems[I], B.CreateConstInBoundsGEP1_32(A.GTy, A.Dst, I),
+                               llvm::Align(A.Size));
+      });
   return llvm::Error::success();
 }
 
