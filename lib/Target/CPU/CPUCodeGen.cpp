@@ -23,12 +23,14 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
 
 namespace tile {
 namespace {
@@ -36,8 +38,9 @@ namespace {
 class CPUDeviceTarget : public LLVMDeviceTarget {
 public:
   CPUDeviceTarget(CPUVectorInfo Vec, const CPUVectorMath &VM, bool HasScalef,
-                  RemarkEngine &Remarks)
-      : Vec(std::move(Vec)), VM(VM), HasScalef(HasScalef), Remarks(Remarks) {}
+                  bool HasReduce, RemarkEngine &Remarks)
+      : Vec(std::move(Vec)), VM(VM), HasScalef(HasScalef), HasReduce(HasReduce),
+        Remarks(Remarks) {}
 
   /// exp and exp2 of f32 inline where the vector math says so, to 16-bit
   /// accuracy in kernels whose results are 16-bit (chooseExpAccuracy).
@@ -64,7 +67,8 @@ public:
     llvm::Function *F =
         llvm::Function::Create(FT, llvm::Function::ExternalLinkage, Name, M);
     F->addFnAttr(llvm::Attribute::NoUnwind);
-    FastExp = VM.inlinesExp() && chooseFastExp(*K.Kernel, VM.getExpAccuracy(), Remarks);
+    FastExp = VM.inlinesExp() &&
+              chooseFastExp(*K.Kernel, VM.getExpAccuracy(), HasReduce, Remarks);
     unsigned Bits = getKernelVectorBits(Vec, *K.Kernel);
     if (Bits != Vec.VectorBits)
       F->addFnAttr(kPreferVectorWidthAttr, llvm::utostr(Bits));
@@ -213,6 +217,8 @@ private:
   CPUVectorInfo Vec;
   const CPUVectorMath &VM;
   bool HasScalef;
+  /// Whether the CPU has vreduceps (AVX-512DQ): dropFastExpClamps.
+  bool HasReduce;
   RemarkEngine &Remarks;
   /// Whether the kernel being emitted takes emitFastExpF32.
   bool FastExp = false;
@@ -396,6 +402,163 @@ void scaleByFloatExponents(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
   }
 }
 
+/// \p V clamped as the exponent of the inline exp2 and the fast exp
+/// (emitInlineExpF32, emitFastExpF32): select(c > hi, hi, select(t < lo,
+/// lo, t)) with ordered compares, lo <= -150 and hi >= 128, bounds beyond
+/// which 2^t rounds to 0 or overflows; the unclamped t, or null.
+llvm::Value *unclampedExpArgument(llvm::Value *V) {
+  using namespace llvm::PatternMatch;
+  llvm::Value *Lo, *T;
+  const llvm::APFloat *Hi1, *Hi2, *Lo1, *Lo2;
+  llvm::CmpPredicate PHi, PLo;
+  if (!match(V, m_Select(m_FCmp(PHi, m_Value(Lo), m_APFloat(Hi1)), m_APFloat(Hi2),
+                         m_Deferred(Lo))) ||
+      PHi != llvm::FCmpInst::FCMP_OGT || *Hi1 != *Hi2 || Hi1->convertToFloat() < 128.0f)
+    return nullptr;
+  if (!match(Lo, m_Select(m_FCmp(PLo, m_Value(T), m_APFloat(Lo1)), m_APFloat(Lo2),
+                          m_Deferred(T))) ||
+      PLo != llvm::FCmpInst::FCMP_OLT || *Lo1 != *Lo2 || Lo1->convertToFloat() > -150.0f)
+    return nullptr;
+  return T;
+}
+
+/// Drops the clamps of the fast exp and the inline exp2 where they were
+/// vectorized and scale by vscalefps (after scaleByFloatExponents): from
+/// `c = clamp(t)`,
+/// `n = roundeven(c)`, `f = c - n`, `scalef(p(f), n)` to `n = roundeven(t)`,
+/// `f = vreduceps(t)` (t - round(t) in one instruction, AVX-512DQ),
+/// `scalef(p(f), n)`. The clamps keep f finite for t = +-inf and the
+/// integer exponent of the scalar form in range; vscalefps needs neither:
+/// vreduceps of +-inf is 0, so p(f) = 1 and vscalefps by n = +-inf gives
+/// inf and 0, a finite n beyond the clamps overflows to inf or underflows
+/// to 0 in vscalefps itself (rounding once), and NaN stays NaN. The fast
+/// exp goes from ten vector instructions to eight (two clamps and the
+/// subtraction become one vreduceps); softmax's f16 rows, which take two
+/// exps per element, about 10% less time on the AMD EPYC of
+/// docs/Performance.md.
+void dropFastExpClamps(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
+  if (!STI.checkFeatures("+avx512dq"))
+    return;
+  bool HasVL = STI.checkFeatures("+avx512vl");
+  std::vector<llvm::IntrinsicInst *> Rounds;
+  for (llvm::Function &F : LM)
+    for (llvm::BasicBlock &BB : F)
+      for (llvm::Instruction &I : BB)
+        if (auto *II = llvm::dyn_cast<llvm::IntrinsicInst>(&I))
+          if (II->getIntrinsicID() == llvm::Intrinsic::roundeven &&
+              II->getType()->isVectorTy())
+            Rounds.push_back(II);
+  for (llvm::IntrinsicInst *Round : Rounds) {
+    auto *VT = llvm::cast<llvm::FixedVectorType>(Round->getType());
+    llvm::Value *Clamped = Round->getArgOperand(0);
+    llvm::Value *T = unclampedExpArgument(Clamped);
+    if (!T || !VT->getElementType()->isFloatTy())
+      continue;
+    llvm::Intrinsic::ID ID;
+    switch (VT->getNumElements()) {
+    case 16: ID = llvm::Intrinsic::x86_avx512_mask_reduce_ps_512; break;
+    case 8: ID = llvm::Intrinsic::x86_avx512_mask_reduce_ps_256; break;
+    case 4: ID = llvm::Intrinsic::x86_avx512_mask_reduce_ps_128; break;
+    default: continue;
+    }
+    if (VT->getNumElements() != 16 && !HasVL)
+      continue;
+    // Every use of n is a vscalefps exponent or f = c - n, and c has no
+    // other uses: otherwise the clamped values are still needed.
+    llvm::SmallVector<llvm::Instruction *, 2> Fracs;
+    bool OnlyScalef = true;
+    for (llvm::User *U : Round->users()) {
+      auto *I = llvm::cast<llvm::Instruction>(U);
+      if (I->getOpcode() == llvm::Instruction::FSub && I->getOperand(0) == Clamped &&
+          I->getOperand(1) == Round)
+        Fracs.push_back(I);
+      else if (auto *II = llvm::dyn_cast<llvm::IntrinsicInst>(I);
+               !II || (II->getIntrinsicID() != llvm::Intrinsic::x86_avx512_mask_scalef_ps_512 &&
+                       II->getIntrinsicID() != llvm::Intrinsic::x86_avx512_mask_scalef_ps_256 &&
+                       II->getIntrinsicID() != llvm::Intrinsic::x86_avx512_mask_scalef_ps_128) ||
+                      II->getArgOperand(1) != Round)
+        OnlyScalef = false;
+    }
+    if (!OnlyScalef || Fracs.empty() ||
+        llvm::any_of(Clamped->users(), [&](llvm::User *U) {
+          return U != Round && !llvm::is_contained(Fracs, U);
+        }))
+      continue;
+    llvm::IRBuilder<> B(Round);
+    llvm::Value *AllLanes = VT->getNumElements() == 16
+                                ? static_cast<llvm::Value *>(B.getInt16(0xffff))
+                                : B.getInt8(0xff);
+    // imm 8: no fraction bits kept, round to nearest even, inexact not
+    // signalled.
+    llvm::SmallVector<llvm::Value *, 5> Args = {T, B.getInt32(8), llvm::PoisonValue::get(VT),
+                                                AllLanes};
+    if (VT->getNumElements() == 16)
+      Args.push_back(B.getInt32(4)); // the current rounding mode
+    llvm::Value *Frac = B.CreateIntrinsic(ID, {}, Args);
+    for (llvm::Instruction *F : Fracs) {
+      F->replaceAllUsesWith(Frac);
+      F->eraseFromParent();
+    }
+    Round->setArgOperand(0, T);
+    llvm::RecursivelyDeleteTriviallyDeadInstructions(Clamped);
+  }
+}
+
+/// Sums the lanes of a vector in a tree where the code adds them to a value
+/// one after another: `acc + v[0] + v[1] + ... + v[n-1]`, the last step of a
+/// fused reduction's partial results (cpu-fuse-elementwise folds whole
+/// vectors pairwise and leaves the last vector's lanes to this chain),
+/// becomes `acc + reduce.fadd(v)` with reassociation, which x86 codegen
+/// makes halvings of the vector (log2(n) shuffles and adds) instead of n
+/// dependent scalar adds and the n - 1 extracts before them: per row of a
+/// GEMV tile, as many instructions again as the tile's multiply-adds. The
+/// sum may differ from the in-order one by the rounding of a different
+/// order; a reduction's order is unspecified.
+void sumLanesInTrees(llvm::Module &LM) {
+  using namespace llvm::PatternMatch;
+  // The chain ends: fadds whose second operand is v[n-1] of an n-lane
+  // float vector.
+  std::vector<llvm::BinaryOperator *> Ends;
+  for (llvm::Function &F : LM)
+    for (llvm::BasicBlock &BB : F)
+      for (llvm::Instruction &I : BB) {
+        llvm::Value *V;
+        uint64_t Lane;
+        if (I.getOpcode() == llvm::Instruction::FAdd && I.getType()->isFloatTy() &&
+            match(I.getOperand(1), m_ExtractElt(m_Value(V), m_ConstantInt(Lane))) &&
+            Lane + 1 == llvm::cast<llvm::FixedVectorType>(V->getType())->getNumElements() &&
+            Lane >= 3)
+          Ends.push_back(llvm::cast<llvm::BinaryOperator>(&I));
+      }
+  for (llvm::BinaryOperator *End : Ends) {
+    llvm::Value *V = llvm::cast<llvm::ExtractElementInst>(End->getOperand(1))->getVectorOperand();
+    auto *VT = llvm::cast<llvm::FixedVectorType>(V->getType());
+    // Walk back from lane n-1 to lane 0; every step but the last one
+    // used only by the next.
+    llvm::Value *Cur = End;
+    llvm::Value *Start = nullptr;
+    for (int64_t L = VT->getNumElements() - 1; L >= 0; --L) {
+      auto *Add = llvm::dyn_cast<llvm::BinaryOperator>(Cur);
+      if (!Add || Add->getOpcode() != llvm::Instruction::FAdd ||
+          (Add != End && !Add->hasOneUse()) ||
+          !match(Add->getOperand(1), m_ExtractElt(m_Specific(V), m_SpecificInt(L)))) {
+        Start = nullptr;
+        break;
+      }
+      Cur = Start = Add->getOperand(0);
+    }
+    if (!Start)
+      continue;
+    llvm::IRBuilder<> B(End);
+    llvm::FastMathFlags FMF;
+    FMF.setAllowReassoc();
+    B.setFastMathFlags(FMF);
+    llvm::Value *Sum = B.CreateFAddReduce(Start, V);
+    End->replaceAllUsesWith(Sum);
+    llvm::RecursivelyDeleteTriviallyDeadInstructions(End);
+  }
+}
+
 /// Whether \p LM calls a function of the x86 vector function ABI (a vector
 /// math library's).
 bool callsVectorFunctions(const llvm::Module &LM) {
@@ -420,6 +583,8 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
   Phases.done("llvm-setup");
   optimizeModule(LM, TM, &Libraries);
   scaleByFloatExponents(LM, *TM.getMCSubtargetInfo());
+  dropFastExpClamps(LM, *TM.getMCSubtargetInfo());
+  sumLanesInTrees(LM);
   Phases.done("llvm-opt");
   if (callsVectorFunctions(LM))
     Notes[KernelArtifact::kSharedLibrariesNote] = VM.getLibrary().str();
@@ -466,6 +631,7 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   llvm::Module LM("tile-device", C);
   CPUDeviceTarget T(std::move(*Vec), *VM,
                     (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512f"),
+                    (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512dq"),
                     M.getContext().getRemarks());
   Diags.setLocator([&T](const llvm::Value *Region) { return locateLoop(T, Region); });
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))

@@ -200,7 +200,7 @@ llvm::Value *tile::emitFastExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Bas
 }
 
 bool tile::chooseFastExp(const KernelStmt &K, CPUVectorMath::ExpAccuracy Mode,
-                         RemarkEngine &Remarks) {
+                         bool HasReduce, RemarkEngine &Remarks) {
   using ExpAccuracy = CPUVectorMath::ExpAccuracy;
   const Expr *FirstExp = nullptr;
   std::function<void(const Expr &)> FindExp = [&](const Expr &E) {
@@ -236,11 +236,21 @@ bool tile::chooseFastExp(const KernelStmt &K, CPUVectorMath::ExpAccuracy Mode,
   });
   if (!FirstExp)
     return false;
+  // The fast form's clamps go once vectorized where vreduceps is
+  // (dropFastExpClamps in CPUCodeGen.cpp).
+  auto KeepsClamps = [&] {
+    if (!HasReduce && Remarks.isEnabled(RemarkKind::Missed, "cpu-codegen"))
+      Remarks.emit(RemarkKind::Missed, "cpu-codegen", FirstExp->getLoc(),
+                   "exp keeps its clamps to the range of finite nonzero results "
+                   "(two vector instructions): t - round(t) in one vreduceps, 0 "
+                   "for infinite t, needs AVX-512DQ, which the CPU lacks");
+  };
   if (Mode == ExpAccuracy::Fast) {
     if (Remarks.isEnabled(RemarkKind::Passed, "cpu-codegen"))
       Remarks.emit(RemarkKind::Passed, "cpu-codegen", FirstExp->getLoc(),
                    "exp to 2^-18 relative error (degree-4 polynomial, no "
                    "Cody-Waite reduction): -exp=fast");
+    KeepsClamps();
     return true;
   }
   if (Mode == ExpAccuracy::Accurate) {
@@ -265,5 +275,6 @@ bool tile::chooseFastExp(const KernelStmt &K, CPUVectorMath::ExpAccuracy Mode,
                  "exp to 2^-18 relative error (degree-4 polynomial, no "
                  "Cody-Waite reduction): every tensor the kernel writes is f16 "
                  "or bf16");
+  KeepsClamps();
   return true;
 }

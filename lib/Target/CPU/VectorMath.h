@@ -102,7 +102,8 @@ llvm::Value *emitInlineExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
 /// X log2(e) clamped as in emitInlineExpF32, 2^(t - round(t)) from a
 /// degree-4 polynomial, scaled by 2^round(t) the same way. Half the
 /// instructions of emitInlineExpF32 (no Cody-Waite reduction, a shorter
-/// polynomial). NaN stays NaN; +-inf give inf and 0.
+/// polynomial). NaN stays NaN; +-inf give inf and 0. With AVX-512DQ the
+/// CPU codegen drops the clamps once vectorized (dropFastExpClamps).
 llvm::Value *emitFastExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
                             bool HasScalef);
 
@@ -112,8 +113,10 @@ llvm::Value *emitFastExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
 /// Says why at the kernel's first exp or exp2 of f32 (a passed or missed
 /// remark of `cpu-codegen`); a kernel without one says nothing.
 /// `exp=accurate` and `exp=fast` decide for every kernel (with a remark
-/// saying so).
-bool chooseFastExp(const KernelStmt &K, CPUVectorMath::ExpAccuracy Mode,
+/// saying so). Where the fast form is taken and the CPU lacks
+/// AVX-512DQ (\p HasReduce false), a missed remark says that its clamps
+/// stay.
+bool chooseFastExp(const KernelStmt &K, CPUVectorMath::ExpAccuracy Mode, bool HasReduce,
                    RemarkEngine &Remarks);
 
 } // namespace tile
