@@ -18,6 +18,11 @@ true; 6 % slower on the H200, so not the default); "mk" variants run the
 mask's parallel loop only on the key tiles that need it (past the end of
 the sequence, or on the causal diagonal), under an if of block-level
 values.
+The "ex_" files are examples/flash_attention.tile itself (tunable BM, BN,
+STAGES: time them at the tuned BM=128 BN=128) with one pass option set:
+"ex_gm" runs the mask loop only on the key tiles where it can mask
+(pass.guard_masks = true, found by the compiler rather than written as an
+if), "ex_pp1" the warpgroup ping-pong.
 run_attention.sh times them side by side. Run from anywhere; it rewrites
 the .tile files here.
 """
@@ -144,4 +149,19 @@ for bm, bn, stages, e2, overlap, ws, fs, *rest in VARIANTS:
     name = (f"fa_{bm}x{bn}s{stages}" + ("_e2" if e2 else "") + ("" if overlap else "_o0")
             + ("" if ws else "_ws0") + ("_fs" if fs else "") + ("_pp1" if pp else "") + ("_mk" if mk else ""))
     with open(os.path.join(here, name + ".tile"), "w") as f:
+        f.write(text)
+
+
+# The example with one pass option on (see the docstring).
+with open(os.path.join(here, "..", "..", "..", "examples", "flash_attention.tile")) as f:
+    example = f.read()
+for suffix, attr, what in [("gm", "pass.guard_masks = true",
+                            "the mask only on the key tiles where it can mask (pass.guard_masks)"),
+                           ("pp1", "pass.warpgroup_pingpong = true",
+                            "warpgroups taking turns at the gemms (pass.warpgroup_pingpong)")]:
+    text = example.replace("%scale: f32) {", "%scale: f32) attributes {" + attr + "} {")
+    assert text.count(attr) == 2
+    text = (f"// examples/flash_attention.tile with {what}. Written by make_variants.py.\n"
+            + text)
+    with open(os.path.join(here, f"ex_{suffix}.tile"), "w") as f:
         f.write(text)

@@ -439,8 +439,8 @@ bool verifyCUDACpAsyncWaitOp(const OpStmt &Op, DiagnosticEngine &Diag) {
 
 bool verifyCUDAStorePairOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   bool OK = expectLanes(Op, "src", 2, Diag);
-  OK &= expectScope(Op, "dst", {MemScope::Global, MemScope::Shared},
-                    "in global or shared memory", Diag);
+  OK &= expectScope(Op, "dst", {MemScope::Global, MemScope::Shared, MemScope::Local},
+                    "in global or shared memory or a local array", Diag);
   DType S = Op.getOperand("src").R.Buf->getDType(),
         D = Op.getOperand("dst").R.Buf->getDType();
   if (!isFloat(S) || !isFloat(D)) {

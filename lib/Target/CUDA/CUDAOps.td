@@ -392,7 +392,9 @@ def CUDAStorePairOp : CUDAOp<"store_pair"> {
     Per-thread code. Converts %src's two elements to %dst's dtype and
     stores them to %dst and the element after it with one 2-element vector
     store (32 bits for f16 and bf16) where %dst is aligned to twice its
-    element size, with two element stores elsewhere.
+    element size, with two element stores elsewhere. A %dst in a local
+    array always takes the vector store, so that f32 to f16 or bf16 is one
+    packed conversion (cvt.rn.f16x2.f32, cvt.rn.bf16x2.f32).
   }];
   let Example = "cuda.store_pair %acc[4 : 2] -> %C[%row, %col]";
   let Arguments = (ins Region:$src, Region:$dst);

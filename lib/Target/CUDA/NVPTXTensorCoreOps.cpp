@@ -202,6 +202,12 @@ void emitStorePair(llvm::IRBuilder<> &B, const OpStmt &Op,
     Vec = B.CreateInsertElement(Vec, V, I);
   }
   uint64_t Size = DL.getTypeAllocSize(DstTy).getFixedValue();
+  // A local array's elements become registers: one vector store, whatever
+  // the offset, keeps the pair one value (one packed conversion).
+  if (Op.getOperand("dst").R.Buf->getScope() == MemScope::Local) {
+    B.CreateAlignedStore(Vec, Operands[1], llvm::Align(Size));
+    return;
+  }
   // One vector store where the address allows it (the pass emitting the op
   // proves the offset even; the tensor's start may still be misaligned),
   // else two element stores.

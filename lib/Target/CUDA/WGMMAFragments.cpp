@@ -52,6 +52,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MaskGuard.h"
 #include "WGMMABuilder.h"
 #include "WarpSpecializedGemm.h"
 #include "tile/IR/Walk.h"
@@ -125,6 +126,8 @@ struct FragmentLoweringOptions {
   bool WarpSpecialize;
   bool Overlap;
   bool PingPong;
+  /// Mask loops under an if of the tiles they can change (MaskGuard.h).
+  bool GuardMasks;
   /// The sm_80 form (cuda-mma-fragments): per-warp mma.sync on the same
   /// layouts, cp.async rings only.
   bool MMA;
@@ -174,6 +177,8 @@ public:
                                          std::to_string(G.Shape.NInst) +
                                          "k16 on the accumulator layout (" + From + ")");
     }
+    if (Opts.GuardMasks)
+      guardMasks(K.getBodyMutable());
     if (WS)
       rewriteWarpSpecialized();
     else
@@ -183,6 +188,37 @@ public:
   }
 
 private:
+  /// Puts each mask loop over fragments in \p B and the loops it nests in
+  /// (MaskGuard.h) under the condition of the tiles it can change, so that
+  /// the others skip its compares and selects.
+  void guardMasks(Block &B) {
+    for (StmtPtr &S : B.Stmts) {
+      auto *F = dyn_cast<ForStmt>(S.get());
+      if (!F)
+        continue;
+      if (F->getLoopKind() != LoopKind::Parallel) {
+        guardMasks(F->getBodyMutable());
+        continue;
+      }
+      if (!ParallelCols.count(F))
+        continue;
+      std::string Why;
+      ExprPtr Guard = maskGuard(*F, Why);
+      if (!Guard) {
+        if (!Why.empty())
+          Remarks.missed(F->getLoc(), "mask evaluated on every tile: " + Why);
+        continue;
+      }
+      Remarks.passed(F->getLoc(),
+                     "mask evaluated only on tiles where its condition can be false");
+      llvm::SMLoc Loc = F->getLoc();
+      Block Then;
+      Then.Stmts.push_back(std::move(S));
+      S = std::make_unique<IfStmt>(std::move(Guard), std::move(Then), std::nullopt, Loc);
+      GuardedParallel.insert(S.get());
+    }
+  }
+
   //===--- Analysis -------------------------------------------------------===//
 
   std::string instr() const { return Opts.MMA ? "mma.sync" : "wgmma"; }
@@ -998,19 +1034,20 @@ private:
         Stmts HL;
         Value *R = let(HL, "ridx", add(mul(ref(MTV), 2), ref(H)));
         Value *Base = let(HL, "base", add(mul(ref(MTV), Cols / 2), mul(ref(H), 2)));
-        // Columns 0 and 1 of chunk 0, then the other chunks.
-        HL.push_back(std::make_unique<StoreStmt>(
-            Part, one(ref(R)), ex::reduceCombine(Kind, Elem(ref(Base)), Elem(add(ref(Base), 1)))));
-        if (Cols > 8)
-          HL.push_back(unroll("j", Cols / 8 - 1, [&](Value *J) {
-            Stmts JL;
-            Value *At = let(JL, "at", add(ref(Base), mul(add(ref(J), 1), 4)));
-            JL.push_back(std::make_unique<StoreStmt>(
-                Part, one(ref(R)),
-                ex::reduceCombine(Kind, ex::load(Part, one(ref(R))),
-                        ex::reduceCombine(Kind, Elem(ref(At)), Elem(add(ref(At), 1))))));
-            return JL;
-          }));
+        // The thread's Cols / 4 elements of the row (columns 0 and 1 of
+        // each chunk of 8) combined as a balanced tree: log2(Cols / 4)
+        // dependent instructions rather than a chain of Cols / 4.
+        std::vector<ExprPtr> Leaves;
+        for (int64_t J = 0; J != std::max<int64_t>(Cols / 8, 1); ++J)
+          for (int64_t E = 0; E != 2; ++E)
+            Leaves.push_back(Elem(add(ref(Base), 4 * J + E)));
+        std::function<ExprPtr(size_t, size_t)> Tree = [&](size_t Lo, size_t Hi) {
+          if (Hi - Lo == 1)
+            return std::move(Leaves[Lo]);
+          size_t Mid = Lo + (Hi - Lo) / 2;
+          return ex::reduceCombine(Kind, Tree(Lo, Mid), Tree(Mid, Hi));
+        };
+        HL.push_back(std::make_unique<StoreStmt>(Part, one(ref(R)), Tree(0, Leaves.size())));
         for (int64_t Mask : {1, 2}) {
           std::vector<OpOperand> Operands;
           Operands.push_back(exprOperand(ex::load(Part, one(ref(R)))));
@@ -1036,10 +1073,33 @@ private:
     return Out;
   }
 
+  /// A copy between fragments of one shape, element by element in each
+  /// thread. Narrowing f32 to f16 or bf16 converts locals 2k and 2k + 1
+  /// together (cuda.store_pair: one cvt.rn.f16x2.f32 or cvt.rn.bf16x2.f32),
+  /// the pairs wgmma reads as one register of A.
   Stmts lowerFragmentCopy(const OpStmt &Op) {
     BufferValue *Src = Op.getOperand("src").R.Buf, *Dst = Op.getOperand("dst").R.Buf;
+    int64_t Elems = frag(Dst)->Elems;
     Stmts Body;
-    Body.push_back(unroll("e", frag(Dst)->Elems, [&](Value *E) {
+    if (Src->getDType() == DType::F32 &&
+        (Dst->getDType() == DType::F16 || Dst->getDType() == DType::BF16) &&
+        Elems % 2 == 0) {
+      Body.push_back(unroll("e", Elems / 2, [&](Value *E) {
+        std::vector<ExprPtr> SrcIdx, DstIdx;
+        SrcIdx.push_back(mul(ref(E), 2));
+        DstIdx.push_back(mul(ref(E), 2));
+        std::vector<OpOperand> Operands;
+        Operands.push_back(regionOperand(Src, std::move(SrcIdx), {2}));
+        Operands.push_back(regionOperand(Dst, std::move(DstIdx)));
+        Stmts L;
+        L.push_back(op("cuda.store_pair", std::move(Operands), AttributeList(), Op.getLoc()));
+        return L;
+      }));
+      Stmts Out;
+      Out.push_back(perThread(std::move(Body)));
+      return Out;
+    }
+    Body.push_back(unroll("e", Elems, [&](Value *E) {
       Stmts L;
       L.push_back(std::make_unique<StoreStmt>(
           Dst, one(ref(E)), ex::castTo(ex::load(Src, one(ref(E))), Dst->getDType())));
@@ -1229,21 +1289,31 @@ private:
         }
         for (StmtPtr &X : issueGemm(G2, nullptr, Rot.Last->getLoc()))
           Second.push_back(std::move(X));
-        Issue.push_back(ifThen(After->clone(), std::move(Second)));
         // The first gemm completes first (groups complete in order); the
         // rotated one stays in flight.
         Stmts One, Zero;
         One.push_back(opPending("cuda.wgmma_wait", 1, G1.C));
         Zero.push_back(opPending("cuda.wgmma_wait", 0, G1.C));
-        Issue.push_back(ifElse(After->clone(), std::move(One), std::move(Zero)));
         if (PingPong) {
-          // Both gemms are issued: the other warpgroup's turn, given once
-          // the first has completed (a bar.arrive between the wgmmas and
-          // their wait makes ptxas serialize them, C7514). Unconditional:
-          // the first warpgroup takes the second's last hand-over after
-          // the loop.
-          Issue.push_back(
-              turnBarrier("cuda.bar_arrive", ex::sub(lit(2), consumerWarpgroup())));
+          // Both gemms are issued: the other warpgroup's turn to issue,
+          // before waiting for them (the tensor cores run the gemms in
+          // issue order, so the other's queue behind these while this
+          // warpgroup waits and does its softmax). In each branch, as one
+          // if: a bar.arrive between the branches that issue and the ones
+          // that wait makes ptxas serialize the wgmmas (C7514).
+          // Unconditional: the first warpgroup takes the second's last
+          // hand-over after the loop.
+          auto Arrive = [&] {
+            return turnBarrier("cuda.bar_arrive", ex::sub(lit(2), consumerWarpgroup()));
+          };
+          Second.push_back(Arrive());
+          for (StmtPtr &X : One)
+            Second.push_back(std::move(X));
+          Zero.insert(Zero.begin(), Arrive());
+          Issue.push_back(ifElse(After->clone(), std::move(Second), std::move(Zero)));
+        } else {
+          Issue.push_back(ifThen(After->clone(), std::move(Second)));
+          Issue.push_back(ifElse(After->clone(), std::move(One), std::move(Zero)));
         }
         if (WS)
           for (StmtPtr &X : releaseTiles(G1, nullptr))
@@ -1735,9 +1805,10 @@ public:
 private:
   FragmentLoweringOptions fragmentOptions(const Function &F) const {
     if (MMA)
-      return {false, false, false, true};
+      return {false, false, false, false, true};
     return {getBoolOption("warp-specialize", F), getBoolOption("wgmma-overlap", F),
-            getBoolOption("warpgroup-pingpong", F), false};
+            getBoolOption("warpgroup-pingpong", F), getBoolOption("guard-masks", F),
+            false};
   }
 
   bool MMA;
