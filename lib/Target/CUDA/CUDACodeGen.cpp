@@ -149,6 +149,12 @@ public:
     auto Ex2 = [&](llvm::Value *A) {
       return B.CreateUnaryIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz, A);
     };
+    // lg2.approx.f32 is not overloaded: CreateUnaryIntrinsic would mangle
+    // the operand type into a name that is no intrinsic (an external call
+    // ptxas rejects).
+    auto Lg2 = [&](llvm::Value *A) {
+      return B.CreateIntrinsic(F32, llvm::Intrinsic::nvvm_lg2_approx_f, {A});
+    };
     const float Log2E = 1.4426950408889634f, Ln2 = 0.6931471805599453f;
     llvm::Value *R;
     if (Name == "exp2")
@@ -156,10 +162,9 @@ public:
     else if (Name == "exp")
       R = Ex2(B.CreateFMul(V, llvm::ConstantFP::get(F32, Log2E)));
     else if (Name == "log2")
-      R = B.CreateUnaryIntrinsic(llvm::Intrinsic::nvvm_lg2_approx_f, V);
+      R = Lg2(V);
     else if (Name == "log")
-      R = B.CreateFMul(B.CreateUnaryIntrinsic(llvm::Intrinsic::nvvm_lg2_approx_f, V),
-                       llvm::ConstantFP::get(F32, Ln2));
+      R = B.CreateFMul(Lg2(V), llvm::ConstantFP::get(F32, Ln2));
     else {
       assert(Name == "tanh" && "unknown math function");
       // tanh(x) = sign(x) * (1 - t) / (1 + t), t = exp(-2|x|): no overflow.
