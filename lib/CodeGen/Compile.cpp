@@ -10,6 +10,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -49,9 +50,57 @@ tile::createTargetMachine(llvm::StringRef TripleStr, llvm::StringRef CPU,
   return TM;
 }
 
-void tile::optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
-                          const llvm::TargetLibraryInfoImpl *Libraries,
-                          llvm::OptimizationLevel Level) {
+namespace {
+
+/// The passes of O3 that the kernel pipeline skips (by their class names,
+/// through the pass instrumentation's should-run callback). Dead store
+/// elimination took a quarter of O3 (~35 ms of ~135) on the fully
+/// unrolled micro-kernel of bench/cpu/gemm_f32.tile (-time-passes); the
+/// others are inter-procedural, profile-driven or library-call passes,
+/// which a module of kernels calling no function of its own gives
+/// nothing to, and function and loop passes that changed no instruction
+/// of the 14 CPU kernels of examples/ and bench/cpu/ (their assembly under
+/// O3 and under this pipeline is byte-identical). Tail call marking
+/// stays: it is cheap and tests read it in the IR.
+constexpr llvm::StringLiteral kSkippedInKernels[] = {
+    "DSEPass",
+    "ADCEPass",
+    "AggressiveInstCombinePass",
+    "ArgumentPromotionPass",
+    "CGProfilePass",
+    "CallSiteSplittingPass",
+    "CalledValuePropagationPass",
+    "ConstantMergePass",
+    "ControlHeightReductionPass",
+    "CorrelatedValuePropagationPass",
+    "DeadArgumentEliminationPass",
+    "DivRemPairsPass",
+    "EliminateAvailableExternallyPass",
+    "Float2IntPass",
+    "GlobalDCEPass",
+    "GlobalOptPass",
+    "InferFunctionAttrsPass",
+    "LibCallsShrinkWrapPass",
+    "LoopDeletionPass",
+    "LoopDistributePass",
+    "LoopInstSimplifyPass",
+    "LoopLoadEliminationPass",
+    "LoopSimplifyCFGPass",
+    "LoopSinkPass",
+    "MemCpyOptPass",
+    "MergedLoadStoreMotionPass",
+    "OpenMPOptCGSCCPass",
+    "OpenMPOptPass",
+    "PostOrderFunctionAttrsPass",
+    "RelLookupTableConverterPass",
+    "ReversePostOrderFunctionAttrsPass",
+};
+
+/// Runs \p Level's default pipeline on \p M for \p TM, without the
+/// passes of kSkippedInKernels when \p Kernel.
+void runPipeline(llvm::Module &M, llvm::TargetMachine &TM,
+                 const llvm::TargetLibraryInfoImpl *Libraries,
+                 llvm::OptimizationLevel Level, bool Kernel) {
   M.setTargetTriple(TM.getTargetTriple());
   M.setDataLayout(TM.createDataLayout());
   llvm::LoopAnalysisManager LAM;
@@ -62,7 +111,17 @@ void tile::optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
   PTO.LoopVectorization = true;
   PTO.SLPVectorization = true;
   PTO.LoopUnrolling = true;
-  llvm::PassBuilder PB(&TM, PTO);
+  // LLVM's instrumentation options (-time-passes, -print-after-all, ...)
+  // apply to this pipeline as to opt's.
+  llvm::PassInstrumentationCallbacks PIC;
+  llvm::StandardInstrumentations SI(M.getContext(), /*DebugLogging=*/false);
+  SI.registerCallbacks(PIC, &MAM);
+  if (Kernel)
+    PIC.registerShouldRunOptionalPassCallback(
+        [&](llvm::StringRef Pass, llvm::Any) {
+          return !llvm::is_contained(kSkippedInKernels, Pass);
+        });
+  llvm::PassBuilder PB(&TM, PTO, std::nullopt, &PIC);
   // Registered first, so that registerFunctionAnalyses keeps it.
   if (Libraries)
     FAM.registerPass([&] { return llvm::TargetLibraryAnalysis(*Libraries); });
@@ -76,6 +135,21 @@ void tile::optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
           ? PB.buildO0DefaultPipeline(Level)
           : PB.buildPerModuleDefaultPipeline(Level);
   MPM.run(M, MAM);
+}
+
+} // namespace
+
+void tile::optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
+                          const llvm::TargetLibraryInfoImpl *Libraries,
+                          llvm::OptimizationLevel Level) {
+  runPipeline(M, TM, Libraries, Level, /*Kernel=*/false);
+}
+
+void tile::optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
+                          const llvm::TargetLibraryInfoImpl *Libraries,
+                          LLVMPipeline Pipeline) {
+  runPipeline(M, TM, Libraries, llvm::OptimizationLevel::O3,
+              Pipeline == LLVMPipeline::Kernel);
 }
 
 void CodeGenPhaseTimer::done(llvm::StringRef Phase) {

@@ -253,6 +253,18 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
                     const llvm::TargetLibraryInfoImpl *Libraries = nullptr,
                     llvm::OptimizationLevel Level = llvm::OptimizationLevel::O3);
 
+/// The middle-end pipelines a backend can run on its kernels: LLVM's O3,
+/// or `kernel`, O3 without dead store elimination and the passes that
+/// gave Tile's CPU kernels nothing (kSkippedInKernels in
+/// lib/CodeGen/Compile.cpp lists them), for modules of kernels that call
+/// no function of their own.
+enum class LLVMPipeline { O3, Kernel };
+
+/// Runs \p Pipeline on \p M for \p TM; \p Libraries as above.
+void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
+                    const llvm::TargetLibraryInfoImpl *Libraries,
+                    LLVMPipeline Pipeline);
+
 /// Times the phases of a backend's device codegen into its artifact's
 /// Timings (\p Timings), which compileModule prints as parts of the stage
 /// (--print-compile-time).

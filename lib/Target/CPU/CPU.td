@@ -27,16 +27,23 @@ defvar CpuExp = TargetEnumAttr<"exp", ["auto", "accurate", "fast"], "",
                                "auto (fast where every tensor a kernel writes "
                                "is f16 or bf16); unset: auto">;
 
+// Unset: kernel (LLVMCodeGen.h, LLVMPipeline).
+defvar CpuLlvmOpt = TargetEnumAttr<"llvm_opt", ["kernel", "O3"], "",
+                                   "LLVM middle-end pipeline: kernel (O3 "
+                                   "without dead store elimination and the "
+                                   "passes that gave the kernels nothing), "
+                                   "O3; unset: kernel">;
+
 def CpuKind : TargetKind<"cpu"> {
   let Summary = "this machine's CPU, LLVM IR run through ORC";
   let Aliases = ["host"];
-  let Attrs = [CpuMcpu, CpuVeclib, CpuExp];
+  let Attrs = [CpuMcpu, CpuVeclib, CpuExp, CpuLlvmOpt];
   let DefaultHost = 1;
 }
 
 def LlvmKind : TargetKind<"llvm"> {
   let Summary = "LLVM IR for a CPU";
-  let Attrs = [CpuMcpu, CpuVeclib, CpuExp];
+  let Attrs = [CpuMcpu, CpuVeclib, CpuExp, CpuLlvmOpt];
 }
 
 def CKind : TargetKind<"c"> {

@@ -567,13 +567,19 @@ bool callsVectorFunctions(const llvm::Module &LM) {
   });
 }
 
-/// O3 (with the vector math library's vector variants) + object code,
+/// The middle-end pipeline of \p T's `llvm_opt` (unset: kernel).
+LLVMPipeline getPipeline(const TargetSpec &T) {
+  return T.getAttr("llvm_opt").value_or("kernel") == "O3" ? LLVMPipeline::O3
+                                                          : LLVMPipeline::Kernel;
+}
+
+/// \p Pipeline (with the vector math library's vector variants) + object code,
 /// keeping, when given, the optimized IR as readable source in \p Source
 /// and the assembly in \p Asm. The library, when the code calls it, goes into \p Notes
 /// for the executor to load; a default library that is not there is
 /// noted with the reason.
 llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMath &VM,
-                    std::string &Object, std::string *Source,
+                    LLVMPipeline Pipeline, std::string &Object, std::string *Source,
                     std::map<std::string, std::string> &Notes,
                     std::vector<KernelArtifact::CodeGenTiming> &Timings,
                     std::string *Asm = nullptr) {
@@ -581,7 +587,7 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
   llvm::TargetLibraryInfoImpl Libraries(TM.getTargetTriple());
   VM.addMappings(Libraries);
   Phases.done("llvm-setup");
-  optimizeModule(LM, TM, &Libraries);
+  optimizeModule(LM, TM, &Libraries, Pipeline);
   scaleByFloatExponents(LM, *TM.getMCSubtargetInfo());
   dropFastExpClamps(LM, *TM.getMCSubtargetInfo());
   sumLanesInTrees(LM);
@@ -641,7 +647,7 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   Artifact.DeviceFmt = DeviceFormat::Object;
   // Assembly needs a second run of the code generator: only when asked.
   if (llvm::Error E =
-          compile(LM, **TM, *VM, Artifact.DeviceCode,
+          compile(LM, **TM, *VM, getPipeline(Ctx.getTarget()), Artifact.DeviceCode,
                   Ctx.keepsLLVMIR() ? &Artifact.DeviceSource : nullptr,
                   Artifact.Notes, Artifact.Timings,
                   Ctx.keepsAssembly() ? &Artifact.Notes["device-asm"] : nullptr))
