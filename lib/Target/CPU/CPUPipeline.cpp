@@ -9,7 +9,9 @@
 // micro-kernels (cpu-lower-gemm), element-wise runs over fragments one
 // loop over global memory (cpu-fuse-elementwise), the other tile ops loops
 // over elements, a block's threads run one after another, each task runs
-// a contiguous range of blocks (cpu-coarsen-grid), a pass that reads a
+// a contiguous range of blocks (cpu-coarsen-grid), a vector that every
+// block reads at the same indices is widened once per task
+// (cpu-hoist-row-invariant), a pass that reads a
 // block's input again prefetches the next block's (cpu-prefetch-next-block),
 // and what is left is simplified for LLVM, whose O3 pipeline vectorizes the parallel
 // loops during codegen.
@@ -40,6 +42,7 @@ void buildCPUPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(std::move(Lower));
   PM.addPass(createMaterializeLaunchPass());
   PM.addPass(createCPUCoarsenGridPass());
+  PM.addPass(createCPUHoistRowInvariantPass());
   PM.addPass(createCPUPrefetchNextBlockPass());
   PM.addPass(createSimplifyPass());
 }
