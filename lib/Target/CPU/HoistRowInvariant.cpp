@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPUPassUtils.h"
 #include "tile/IR/Printer.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
@@ -54,21 +55,6 @@ void forEachCast(Block &B, llvm::function_ref<void(CastExpr &)> Fn) {
     });
   };
   walkStmts(B, [&](Stmt &S) { forEachExprSlot(S, Visit); });
-}
-
-/// Values that \p B defines (loop variables, lets, allocations).
-llvm::DenseSet<const Value *> definedIn(Block &B) {
-  llvm::DenseSet<const Value *> Out;
-  walkStmts(B, [&](Stmt &S) {
-    if (auto *L = dyn_cast<LetStmt>(&S))
-      Out.insert(L->getVar());
-    else if (auto *A = dyn_cast<AllocStmt>(&S))
-      Out.insert(A->getBuffer());
-    else if (auto *F = dyn_cast<ForStmt>(&S))
-      for (const LoopDim &D : F->getDims())
-        Out.insert(D.Var.get());
-  });
-  return Out;
 }
 
 /// Buffers that a statement of \p B stores to or names in an op.
@@ -306,15 +292,7 @@ public:
       return false;
     }
     RemarkEmitter Remarks = getRemarks(M);
-    for (const auto &F : M.getFunctions()) {
-      std::vector<KernelStmt *> Kernels;
-      walkStmts(F->getBodyMutable(), [&](Stmt &St) {
-        if (auto *K = dyn_cast<KernelStmt>(&St))
-          Kernels.push_back(K);
-      });
-      for (KernelStmt *K : Kernels)
-        Hoister(*F, *K, Cap, Remarks).run();
-    }
+    forEachKernel(M, [&](Function &F, KernelStmt &K) { Hoister(F, K, Cap, Remarks).run(); });
     return true;
   }
 };

@@ -35,6 +35,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPUPassUtils.h"
 #include "CPUTargetInfo.h"
 #include "tile/IR/Printer.h"
 #include "tile/IR/Walk.h"
@@ -80,21 +81,6 @@ void forEachLoad(Stmt &S, llvm::function_ref<void(const LoadExpr &)> Fn) {
 void forEachLoad(Block &B, llvm::function_ref<void(const LoadExpr &)> Fn) {
   for (StmtPtr &S : B.Stmts)
     forEachLoad(*S, Fn);
-}
-
-/// Values that \p B defines (loop variables, lets, allocations).
-llvm::DenseSet<const Value *> definedIn(Block &B) {
-  llvm::DenseSet<const Value *> Out;
-  walkStmts(B, [&](Stmt &S) {
-    if (auto *L = dyn_cast<LetStmt>(&S))
-      Out.insert(L->getVar());
-    else if (auto *A = dyn_cast<AllocStmt>(&S))
-      Out.insert(A->getBuffer());
-    else if (auto *F = dyn_cast<ForStmt>(&S))
-      for (const LoopDim &D : F->getDims())
-        Out.insert(D.Var.get());
-  });
-  return Out;
 }
 
 /// A load to prefetch for iteration %v + distance of a serial loop.

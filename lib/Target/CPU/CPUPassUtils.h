@@ -1,0 +1,35 @@
+//===- CPUPassUtils.h - Helpers shared by the CPU backend's passes -*- C++ -*-===//
+//
+// Small queries over kernel IR that several passes of the CPU pipeline ask
+// (cpu-prefetch-next-block, cpu-hoist-row-invariant).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_TARGET_CPU_CPUPASSUTILS_H
+#define TILE_LIB_TARGET_CPU_CPUPASSUTILS_H
+
+#include "tile/IR/IR.h"
+#include "tile/IR/Walk.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace tile {
+
+/// Values that \p B defines (loop variables, lets, allocations), its
+/// nested blocks included.
+inline llvm::DenseSet<const Value *> definedIn(Block &B) {
+  llvm::DenseSet<const Value *> Out;
+  walkStmts(B, [&](Stmt &S) {
+    if (auto *L = llvm::dyn_cast<LetStmt>(&S))
+      Out.insert(L->getVar());
+    else if (auto *A = llvm::dyn_cast<AllocStmt>(&S))
+      Out.insert(A->getBuffer());
+    else if (auto *F = llvm::dyn_cast<ForStmt>(&S))
+      for (const LoopDim &D : F->getDims())
+        Out.insert(D.Var.get());
+  });
+  return Out;
+}
+
+} // namespace tile
+
+#endif // TILE_LIB_TARGET_CPU_CPUPASSUTILS_H
