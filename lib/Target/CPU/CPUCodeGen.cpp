@@ -348,6 +348,34 @@ void allowReciprocals(llvm::Module &LM) {
           I.setHasAllowReciprocal(true);
 }
 
+/// The AVX-512 masked ps intrinsic among \p I512, \p I256, \p I128 for
+/// \p VT's width (256 and 128 need AVX-512VL, \p HasVL), or
+/// not_intrinsic.
+llvm::Intrinsic::ID maskedPsIntrinsic(const llvm::FixedVectorType &VT, bool HasVL,
+                                      llvm::Intrinsic::ID I512, llvm::Intrinsic::ID I256,
+                                      llvm::Intrinsic::ID I128) {
+  switch (VT.getNumElements()) {
+  case 16: return I512;
+  case 8: return HasVL ? I256 : llvm::Intrinsic::not_intrinsic;
+  case 4: return HasVL ? I128 : llvm::Intrinsic::not_intrinsic;
+  default: return llvm::Intrinsic::not_intrinsic;
+  }
+}
+
+/// Calls the masked ps intrinsic \p ID of \p VT's width on \p Args with a
+/// poison passthrough, every lane enabled and, at 512 bits, the current
+/// rounding mode.
+llvm::Value *createAllLanesPs(llvm::IRBuilder<> &B, llvm::Intrinsic::ID ID,
+                              llvm::FixedVectorType *VT,
+                              llvm::SmallVector<llvm::Value *, 5> Args) {
+  bool Wide = VT->getNumElements() == 16;
+  Args.push_back(llvm::PoisonValue::get(VT));
+  Args.push_back(Wide ? static_cast<llvm::Value *>(B.getInt16(0xffff)) : B.getInt8(0xff));
+  if (Wide)
+    Args.push_back(B.getInt32(4)); // the current rounding mode
+  return B.CreateIntrinsic(ID, {}, Args);
+}
+
 /// Scales by vscalefps's float exponent directly where the inline exp's
 /// `ldexp(p, fptosi(roundeven(t)))` was vectorized (\p LM optimized):
 /// x86's lowering of llvm.ldexp converts the integer exponent back to a
@@ -377,24 +405,14 @@ void scaleByFloatExponents(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
     if (!Round || Round->getIntrinsicID() != llvm::Intrinsic::roundeven ||
         Round->getType() != VT)
       continue;
-    llvm::Intrinsic::ID ID;
-    switch (VT->getNumElements()) {
-    case 16: ID = llvm::Intrinsic::x86_avx512_mask_scalef_ps_512; break;
-    case 8: ID = llvm::Intrinsic::x86_avx512_mask_scalef_ps_256; break;
-    case 4: ID = llvm::Intrinsic::x86_avx512_mask_scalef_ps_128; break;
-    default: continue;
-    }
-    if (VT->getNumElements() != 16 && !HasVL)
+    llvm::Intrinsic::ID ID = maskedPsIntrinsic(
+        *VT, HasVL, llvm::Intrinsic::x86_avx512_mask_scalef_ps_512,
+        llvm::Intrinsic::x86_avx512_mask_scalef_ps_256,
+        llvm::Intrinsic::x86_avx512_mask_scalef_ps_128);
+    if (ID == llvm::Intrinsic::not_intrinsic)
       continue;
     llvm::IRBuilder<> B(Call);
-    llvm::Value *AllLanes = VT->getNumElements() == 16
-                                ? static_cast<llvm::Value *>(B.getInt16(0xffff))
-                                : B.getInt8(0xff);
-    llvm::SmallVector<llvm::Value *, 5> Args = {Call->getArgOperand(0), Round,
-                                                llvm::PoisonValue::get(VT), AllLanes};
-    if (VT->getNumElements() == 16)
-      Args.push_back(B.getInt32(4)); // the current rounding mode
-    llvm::Value *R = B.CreateIntrinsic(ID, {}, Args);
+    llvm::Value *R = createAllLanesPs(B, ID, VT, {Call->getArgOperand(0), Round});
     Call->replaceAllUsesWith(R);
     Call->eraseFromParent();
     if (ToInt->use_empty())
@@ -454,14 +472,11 @@ void dropFastExpClamps(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
     llvm::Value *T = unclampedExpArgument(Clamped);
     if (!T || !VT->getElementType()->isFloatTy())
       continue;
-    llvm::Intrinsic::ID ID;
-    switch (VT->getNumElements()) {
-    case 16: ID = llvm::Intrinsic::x86_avx512_mask_reduce_ps_512; break;
-    case 8: ID = llvm::Intrinsic::x86_avx512_mask_reduce_ps_256; break;
-    case 4: ID = llvm::Intrinsic::x86_avx512_mask_reduce_ps_128; break;
-    default: continue;
-    }
-    if (VT->getNumElements() != 16 && !HasVL)
+    llvm::Intrinsic::ID ID = maskedPsIntrinsic(
+        *VT, HasVL, llvm::Intrinsic::x86_avx512_mask_reduce_ps_512,
+        llvm::Intrinsic::x86_avx512_mask_reduce_ps_256,
+        llvm::Intrinsic::x86_avx512_mask_reduce_ps_128);
+    if (ID == llvm::Intrinsic::not_intrinsic)
       continue;
     // Every use of n is a vscalefps exponent or f = c - n, and c has no
     // other uses: otherwise the clamped values are still needed.
@@ -485,16 +500,9 @@ void dropFastExpClamps(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
         }))
       continue;
     llvm::IRBuilder<> B(Round);
-    llvm::Value *AllLanes = VT->getNumElements() == 16
-                                ? static_cast<llvm::Value *>(B.getInt16(0xffff))
-                                : B.getInt8(0xff);
     // imm 8: no fraction bits kept, round to nearest even, inexact not
     // signalled.
-    llvm::SmallVector<llvm::Value *, 5> Args = {T, B.getInt32(8), llvm::PoisonValue::get(VT),
-                                                AllLanes};
-    if (VT->getNumElements() == 16)
-      Args.push_back(B.getInt32(4)); // the current rounding mode
-    llvm::Value *Frac = B.CreateIntrinsic(ID, {}, Args);
+    llvm::Value *Frac = createAllLanesPs(B, ID, VT, {T, B.getInt32(8)});
     for (llvm::Instruction *F : Fracs) {
       F->replaceAllUsesWith(Frac);
       F->eraseFromParent();
