@@ -3,6 +3,7 @@
 #include "tile/Transforms/FragmentOwnership.h"
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
+#include "llvm/Support/MathExtras.h"
 #include <functional>
 
 using namespace tile;
@@ -46,7 +47,7 @@ FragmentOwnership::FragmentOwnership(
     int64_t N = 1;
     bool Over = false;
     for (int64_t E : Shape)
-      Over |= __builtin_mul_overflow(N, E, &N);
+      Over |= llvm::MulOverflow(N, E, N);
     if (Over || N > int64_t(INT32_MAX))
       drop(B, "it has more elements than 32-bit indexes reach");
   }
