@@ -25,9 +25,8 @@ using namespace tile;
 
 namespace {
 
-/// The shared-memory address space and the shared::cluster window TMA
-/// destinations are given in.
-constexpr unsigned SharedAS = 3, SharedClusterAS = 7;
+/// The shared::cluster window TMA destinations are given in.
+constexpr unsigned SharedClusterAS = 7;
 /// L2 fetch granularity of the tensor maps (bytes).
 constexpr uint32_t TensorMapL2Promotion = 128;
 
