@@ -23,6 +23,7 @@ Usage (GPU machine, repository root):
 """
 import argparse
 import math
+import re
 import os
 import subprocess
 import sys
@@ -58,6 +59,18 @@ def load(path):
     if a.dtype == np.uint16:
         return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16).float()
     return torch.from_numpy(a.astype(np.float32))
+
+
+def entry_params(path, entry, args):
+    """The --param pairs of args that entry declares as tunables (the causal
+    entry of a file may declare fewer than the plain one)."""
+    m = re.search(r"func @" + re.escape(entry) + r"<([^>]*)>", open(path).read())
+    names = set(re.findall(r"(\w+)\s*:", m.group(1))) if m else set()
+    out = []
+    for flag, kv in zip(args[::2], args[1::2]):
+        if kv.partition("=")[0] in names:
+            out += [flag, kv]
+    return out
 
 
 def check(o, path, entry, dt, B, H, HKV, S, D, tmp, extra=()):
@@ -144,11 +157,11 @@ def main():
             if key not in checked:
                 checked[key] = check(o, path, entry, dt, 1, H // HKV * 2, 2, 257, D, tmp) \
                     if HKV != H else check(o, path, entry, dt, 1, 2, 2, 257, D, tmp,
-                                           params.get(label, []))
+                                           entry_params(path, entry, params.get(label, [])))
             dims = ["--dim", f"B={B}", "--dim", f"H={H}", "--dim", f"S={S}"]
             if "HKV" in open(path).read():
                 dims += ["--dim", f"HKV={HKV}"]
-            args = [path, f"-entry={entry}"] + dims + params.get(label, [])
+            args = [path, f"-entry={entry}"] + dims + entry_params(path, entry, params.get(label, []))
             if o.autotune and label not in params:
                 p = subprocess.run([o.jit] + args + ["-target=" + o.target, "--random", "--seed", "7",
                                                      "--autotune", "--bench", "5"],

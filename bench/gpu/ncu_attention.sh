@@ -6,7 +6,8 @@
 # they are (--clock-control none).
 #
 # Usage, from the repository root: bash bench/gpu/ncu_attention.sh FILE [ENTRY]
-# with a static tile-jit at $TILE_JIT (default .bundle/tile-jit); the report
+# with a static tile-jit at $TILE_JIT (default .bundle/tile-jit) and the
+# tunables in $TILE_PARAMS (e.g. "--param BM=128 --param BN=128"); the report
 # goes to $OUT/ncu-<file>-<entry>.txt.
 set -uo pipefail
 JIT=${TILE_JIT:-.bundle/tile-jit}
@@ -14,7 +15,8 @@ OUT=${OUT:-/tmp/tile-out}
 F=$1
 E=${2:-flash_attention}
 mkdir -p "$OUT"
-R="$OUT/ncu-$(basename "$F" .tile)-$E.txt"
+P=${TILE_PARAMS:-}
+R="$OUT/ncu-$(basename "$F" .tile)-$E$(echo "$P" | tr -d ' -' | tr '=' '_').txt"
 # tile-jit --bench 1: two warm-up launches, then the one profiled.
 timeout 240 ncu --clock-control none --launch-skip 2 --launch-count 1 \
   --section SpeedOfLight --section Occupancy --section LaunchStats \
@@ -22,6 +24,6 @@ timeout 240 ncu --clock-control none --launch-skip 2 --launch-count 1 \
   --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
   --section SourceCounters \
   "$JIT" "$F" -entry="$E" --dim B=8 --dim H=16 --dim S=2048 -target='cuda -arch=sm_90a' \
-  --random --bench 1 > "$R" 2>&1
+  $P --random --bench 1 > "$R" 2>&1
 echo "ncu rc=$? -> $R"
 grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per Thread|Issue Slots Busy|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Stall|Executed Instructions  " "$R" | head -40
