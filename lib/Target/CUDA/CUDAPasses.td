@@ -173,7 +173,7 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
     PassOption<"warpgroup-pingpong", "bool", "false",
                "alternate the two consumer warpgroups' softmax and wgmma on "
                "named barriers", "pass.warpgroup_pingpong">,
-    PassOption<"guard-masks", "bool", "false",
+    PassOption<"guard-masks", "bool", "true",
                "run a mask's parallel loop (stores of select(c, x, v) keeping "
                "x where c holds) only on the tiles where c can be false",
                "pass.guard_masks">,
