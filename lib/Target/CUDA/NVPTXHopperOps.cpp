@@ -42,14 +42,22 @@ llvm::Error checkSharedBase(llvm::IRBuilder<> &B, llvm::Value *Base,
   return llvm::Error::success();
 }
 
-/// A wgmma matrix descriptor for the tile at \p Base + \p Off bytes.
+/// A wgmma matrix descriptor for the tile at \p Base + \p Off bytes: the
+/// start address field (bits 0-13) is the address / 16, here Base / 16 +
+/// Off / 16 (Base is 1024-byte aligned, checkSharedBase) added to the
+/// descriptor of Base. The field takes the sum without a carry, a shared
+/// address being below 2^18 (228 KiB on sm_90). Base's descriptor is the
+/// same for every k-step and stage, and once the k-step loops are
+/// unrolled an offset is the stage's plus a constant with no bits in
+/// common, so that LLVM folds each k-step's descriptor to the stage's
+/// plus an immediate.
 llvm::Value *descriptor(llvm::IRBuilder<> &B, llvm::Value *Base, llvm::Value *Off,
                         int64_t LBO, int64_t SBO, int64_t Swizzle) {
-  llvm::Value *Addr = B.CreateAdd(B.CreatePtrToInt(Base, B.getInt32Ty()),
-                                  B.CreateZExtOrTrunc(Off, B.getInt32Ty()));
-  llvm::Value *Start = B.CreateLShr(B.CreateAnd(Addr, B.getInt32(0x3FFFF)), 4);
-  return B.CreateOr(B.CreateZExt(Start, B.getInt64Ty()),
-                    B.getInt64(hopper::descriptorFields(LBO, SBO, Swizzle)));
+  llvm::Value *Start = B.CreateLShr(B.CreatePtrToInt(Base, B.getInt32Ty()), 4);
+  llvm::Value *Desc = B.CreateOr(B.CreateZExt(Start, B.getInt64Ty()),
+                                 B.getInt64(hopper::descriptorFields(LBO, SBO, Swizzle)));
+  llvm::Value *Rel = B.CreateLShr(B.CreateZExtOrTrunc(Off, B.getInt32Ty()), 4);
+  return B.CreateAdd(Desc, B.CreateZExt(Rel, B.getInt64Ty()));
 }
 
 /// cuda.wgmma_mma (A from a descriptor) and cuda.wgmma_mma_rs (A from four
