@@ -12,6 +12,10 @@
 #     SDPA and the best bench/gpu/attention variant in the same run.
 # From the repository root on the GPU machine with a static tile-jit at
 # $TILE_JIT (default .bundle/tile-jit). Logs in $OUT (default /tmp/tile-out).
+# Part 2 also compiles with the kernel middle end (`-llvm_opt=kernel`), and
+# LLVM_OPT_AB=1 adds part 2b: that kernel's speed against O3's (the
+# default), interleaved --bench runs of the GEMM (4096^3 fp16) and of
+# FlashAttention (B8 H16 S2048) in the examples' default configs.
 # LATENCY_ONLY=1 stops after part 3.
 source "$(dirname "$0")/prologue.sh" h200-tune.log
 T='cuda -arch=sm_90a'
@@ -25,11 +29,11 @@ echo "== 1. in-process PTX compilers on this machine"
 find /usr /opt -xdev \( -name 'libnvptxcompiler*' -o -name 'libnvJitLink*' \) 2>/dev/null | head
 ls /usr/local/cuda/bin/ptxas && /usr/local/cuda/bin/ptxas --version | tail -1
 
-cold() { # $1: label; rest: environment
+cold() { # $1: label; rest: environment; $CT: the target (default $T)
   local label=$1; shift
   : > "$OUT/cold.txt"
   for i in 1 2 3 4 5; do
-    env "$@" "$JIT" examples/gemm.tile -target="$T" $G --no-cache --print-compile-time > "$OUT/c.txt" 2>&1
+    env "$@" "$JIT" examples/gemm.tile -target="${CT:-$T}" $G --no-cache --print-compile-time > "$OUT/c.txt" 2>&1
     grep -E "^ +(device codegen|llvm-[a-z]+|ptxas|host codegen|executor wait|load|total):" "$OUT/c.txt" | tr -s ' ' | tr '\n' ' '; echo
     stage total < "$OUT/c.txt" >> "$OUT/cold.txt"
   done
@@ -38,6 +42,23 @@ cold() { # $1: label; rest: environment
 echo "== 2. cold compile, examples/gemm.tile sm_90a, 5 processes each (--no-cache)"
 cold "ptxas"
 cold "driver JIT" TILE_PTXAS=none CUDA_CACHE_DISABLE=1
+CT="$T -llvm_opt=kernel" cold "ptxas, -llvm_opt=kernel"
+
+if [ -n "${LLVM_OPT_AB:-}" ]; then
+  echo "== 2b. kernel speed, -llvm_opt=O3 (default) against -llvm_opt=kernel, interleaved"
+  # An empty cache directory: no tuning record picks another config.
+  export TILE_CACHE_DIR=$(mktemp -d)
+  for r in 1 2 3; do
+    for o in O3 kernel; do
+      echo "-- gemm 4096^3 f16, llvm_opt=$o, round $r"
+      "$JIT" examples/gemm.tile -target="$T -llvm_opt=$o" $G --no-cache --bench 20 2>&1 | grep -E "^bench"
+      echo "-- flash_attention B8 H16 S2048, llvm_opt=$o, round $r"
+      "$JIT" examples/flash_attention.tile -entry=flash_attention -target="$T -llvm_opt=$o" \
+        --dim B=8 --dim H=16 --dim S=2048 --random --no-cache --bench 20 2>&1 | grep -E "^bench"
+    done
+  done
+  rm -rf "$TILE_CACHE_DIR"; unset TILE_CACHE_DIR
+fi
 
 echo "== 3. cache hit (5 processes on a warm cache)"
 D=$(mktemp -d)

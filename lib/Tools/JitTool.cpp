@@ -22,6 +22,7 @@
 #include "tile/IR/Verifier.h"
 #include "tile/Target/Emulator.h"
 #include "tile/Target/TargetRegistry.h"
+#include "tile/Tools/CompileHeap.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -228,6 +229,7 @@ bool Jit::load() {
     if (Loaded->getHostCodeKind() != LoadedArtifact::HostCodeKind::None)
       Out << "host code: " << getHostCodeKindName(Loaded->getHostCodeKind())
           << "\n";
+    Out << describeCompileHeap() << "\n";
     Out << "compile time (" << Ctx->getTarget().str() << ", "
         << Ctx->getExecBackend().Name << "):\n";
     Timings.print(Out);
@@ -365,6 +367,7 @@ bool Jit::autotune() {
 }
 
 int Jit::run() {
+  reserveCompileHeap();
   if (!parse() || !prepareInputs() || !resolve())
     return 1;
   Timings.add("parse+verify", ParseSeconds);
@@ -374,7 +377,10 @@ int Jit::run() {
       return 1;
     RanOn = Ctx->getTarget().str() + " (emulated)";
   } else {
-    if (!compile() || !load() || !launch())
+    if (!compile() || !load())
+      return 1;
+    endCompileHeap();
+    if (!launch())
       return 1;
     RanOn = Ctx->getTarget().str() + " (" + Ctx->getExecBackend().Name + ")";
   }

@@ -20,6 +20,7 @@
 #include "tile/Target/ResourceLimits.h"
 #include "tile/Target/TargetListing.h"
 #include "tile/Target/TargetRegistry.h"
+#include "tile/Tools/CompileHeap.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
@@ -58,6 +59,7 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
                      "with a kind from: " +
                          Registry.listKinds() + " (see -print-targets)");
 
+  reserveCompileHeap();
   ResolveOptions RO;
   RO.RequireAvailable = Opts.CheckExecAvailable;
   RO.KeepAssembly = Opts.Emit == "asm" || Opts.Emit.empty();
@@ -141,6 +143,7 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
   if (!A)
     return reportToolError(A.takeError(), "tile-llc", Err);
   if (Opts.PrintCompileTime) {
+    Err << describeCompileHeap() << "\n";
     Err << "compile time (" << Ctx->getTarget().str() << "):\n";
     Timings.print(Err);
   }

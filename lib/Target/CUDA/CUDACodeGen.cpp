@@ -268,7 +268,11 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
   if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
     return E;
   Phases.done("llvm-ir");
-  optimizeModule(LM, **TM);
+  // `-llvm_opt=kernel` (unset: O3) runs the CPU's trimmed middle end.
+  optimizeModule(LM, **TM, nullptr,
+                 Ctx.getTarget().getAttr("llvm_opt").value_or("O3") == "kernel"
+                     ? LLVMPipeline::Kernel
+                     : LLVMPipeline::O3);
   Phases.done("llvm-opt");
   if (Ctx.keepsLLVMIR())
     Artifact.Notes["device-llvm"] = printLLVMModule(LM);
