@@ -98,7 +98,9 @@ TEST(Resolve, AttributesAreDefaultedAndRemembered) {
   llvm::Expected<BackendContext> Hopper = compileFor(R, "cuda -arch=sm_90a");
   ASSERT_EQ(errorText(Hopper), "success");
   EXPECT_TRUE(Hopper->getTarget().isExplicit("arch"));
-  EXPECT_EQ(Hopper->getTarget().getValueIndices(), llvm::ArrayRef<int>{4});
+  // arch is the fifth enumerated value; llvm_opt is unset (-1).
+  EXPECT_EQ(Hopper->getTarget().getValueIndices(),
+            (llvm::ArrayRef<int>{4, -1}));
 }
 
 TEST(Resolve, FeaturesFollowAttributesAndImplications) {
@@ -151,14 +153,15 @@ TEST(Resolve, TargetStringErrors) {
        "allowed values: gfx90a, gfx942, gfx950"},
       {"cuda -mcpu=gfx942",
        "target kind 'cuda' has no attribute 'mcpu' (in target 'cuda "
-       "-mcpu=gfx942'); its attributes: arch"},
+       "-mcpu=gfx942'); its attributes: arch, llvm_opt"},
       {"c -mcpu=native", "target kind 'c' has no attribute 'mcpu' (in target "
                          "'c -mcpu=native'); it has no attributes"},
       {"cuda arch=sm_80", "malformed attribute 'arch=sm_80' in target 'cuda "
                           "arch=sm_80'; write -name=value (its attributes: "
-                          "arch)"},
+                          "arch, llvm_opt)"},
       {"cuda -=sm_80", "malformed attribute '-=sm_80' in target 'cuda "
-                       "-=sm_80'; write -name=value (its attributes: arch)"},
+                       "-=sm_80'; write -name=value (its attributes: "
+                       "arch, llvm_opt)"},
       {"cuda -arch", "attribute 'arch' of target kind 'cuda' needs a value: "
                      "-arch=<string>; allowed values: sm_80, sm_86, sm_89, "
                      "sm_90, sm_90a"},
