@@ -13,6 +13,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 #include <functional>
+#include <map>
 #include <mutex>
 #include <utility>
 
@@ -69,7 +70,9 @@ unsigned getFixedVectorBits(const llvm::TargetTransformInfo &TTI) {
 
 } // namespace
 
-llvm::Expected<CPUVectorInfo> tile::getCPUVectorInfo(const TargetSpec &T) {
+/// What getCPUVectorInfo computes, uncached: a TargetMachine for the CPU
+/// and three cost-model probes.
+static llvm::Expected<CPUVectorInfo> computeCPUVectorInfo(const TargetSpec &T) {
   auto TM = getCPUTargetMachine(T);
   if (!TM)
     return TM.takeError();
@@ -111,6 +114,27 @@ llvm::Expected<CPUVectorInfo> tile::getCPUVectorInfo(const TargetSpec &T) {
         !VM->coversAt(I, Info.WidestVectorBits))
       Info.LaneByLane.push_back(I);
   return Info;
+}
+
+llvm::Expected<CPUVectorInfo> tile::getCPUVectorInfo(const TargetSpec &T) {
+  // Three passes and codegen ask for each compile; each answer costs a
+  // TargetMachine (host CPU detection, subtarget features) and the probes
+  // (together 1-2 ms here), and depends only on the target (its canonical string
+  // holds every attribute set, mcpu, veclib and exp included) and on this
+  // process's host. Autotuning compiles on many threads, hence the lock.
+  static std::mutex Lock;
+  static std::map<std::string, CPUVectorInfo, std::less<>> Known;
+  std::string Key = T.str();
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    if (auto It = Known.find(Key); It != Known.end())
+      return It->second;
+  }
+  llvm::Expected<CPUVectorInfo> Info = computeCPUVectorInfo(T);
+  if (!Info)
+    return Info.takeError();
+  std::lock_guard<std::mutex> G(Lock);
+  return Known.try_emplace(std::move(Key), std::move(*Info)).first->second;
 }
 
 unsigned tile::getKernelVectorBits(const CPUVectorInfo &Info, const KernelStmt &K) {
