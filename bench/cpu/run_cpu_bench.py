@@ -30,9 +30,22 @@ computed lane by lane (-veclib=none) and through libmvec (-veclib=libmvec).
 Also the compile latency (.tile to a loaded kernel) of the f32 GEMM, from
 tile-jit --print-compile-time.
 
+--ab-rounds N adds an A/B table of the memory-bound rows (softmax,
+LayerNorm, GEMV, SAXPY, add, and memcpy itself against numpy.copyto): per
+row, N interleaved rounds of the Tile kernel and its peer (Tile, peer,
+Tile, peer, ...; the peer of the bandwidth rows is the memcpy of
+copy_bw.c, GEMV's is OpenBLAS sgemv), each round's ratio and their
+median. The machine's bandwidth drifts from minute to minute with other
+jobs' load, so that a ratio of two measurements minutes apart (the main
+table's) can move by 30%; a pair seconds apart moves less, and the
+median of N pairs is the figure to quote. --ab-only skips the main table,
+--ab-rows picks rows (softmax,layernorm,gemv,saxpy,add,memcpy). The load
+average is printed per row.
+
 Usage (see docs/Performance.md):
   bench/cpu/run_cpu_bench.sh [--tile-jit PATH] [--threads N] [--reps R]
                              [--rounds K] [--quick] [--json FILE]
+                             [--ab-rounds N [--ab-only] [--ab-rows R,...]]
 This is a program, not a test: nothing runs it in CI.
 """
 import argparse
@@ -130,7 +143,7 @@ def copy_bw(exe, threads, nbytes, reps):
     return {"ms": float(m.group(1)), "gbs": float(m.group(2))}
 
 
-def peers(args, gemm_sizes, add_n, copy_bytes, gemv_n):
+def peers(args, gemm_sizes, add_n, copy_bytes, gemv_n, only=None):
     env = dict(os.environ)
     # Set on some machines for old OpenBLAS builds; they slow a current
     # one. Removed for this process only, so OpenBLAS chooses its kernel.
@@ -140,10 +153,102 @@ def peers(args, gemm_sizes, add_n, copy_bytes, gemv_n):
     env["OMP_NUM_THREADS"] = str(args.threads)
     out = run([args.python, os.path.join(HERE, "peers.py"), str(args.threads),
                str(args.reps), ",".join(map(str, gemm_sizes)), str(add_n),
-               str(copy_bytes), str(gemv_n)], env=env)
+               str(copy_bytes), str(gemv_n)] + ([",".join(only)] if only else []),
+              env=env)
     r = json.loads(out)
     r["unset_env"] = removed
     return r
+
+
+AB_ROWS = ("softmax", "layernorm", "gemv", "saxpy", "add", "memcpy")
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def ab_rounds(args, copy_exe, add_n, rows2, gemv_n, copy_bytes):
+    """Per memory-bound row, args.ab_rounds interleaved rounds of the Tile
+    kernel (or memcpy, for the memcpy row) and its peer; each side's
+    bandwidth in GB/s per round."""
+    examples = os.path.join(ROOT, "examples")
+
+    def memcpy():
+        return copy_bw(copy_exe, args.threads, copy_bytes // 2, args.reps)["gbs"]
+
+    def tile(path, dims):
+        def fn():
+            r = tile_jit(args, path, dims)
+            fn.command = r["command"]
+            return r["gbs"]
+        return fn
+
+    def sgemv():
+        s = peers(args, [], add_n, copy_bytes // 2, gemv_n, only=["gemv"])["gemv"]
+        return 4.0 * (gemv_n * gemv_n + 2 * gemv_n) / s / 1e9
+
+    def copyto():
+        s = peers(args, [], add_n, copy_bytes // 2, gemv_n, only=["copy"])["copy"]
+        return 2 * (copy_bytes // 2) / s / 1e9
+
+    memcpy_name = "memcpy (copy_bw.c, %d threads)" % args.threads
+    specs = {
+        "softmax": ("softmax %dx%d f16" % rows2,
+                    tile(os.path.join(examples, "softmax.tile"),
+                         {"M": rows2[0], "N": rows2[1]}), memcpy_name, memcpy, 0.5),
+        "layernorm": ("LayerNorm %dx%d f16" % rows2,
+                      tile(os.path.join(HERE, "layernorm.tile"),
+                           {"M": rows2[0], "N": rows2[1]}), memcpy_name, memcpy, 0.8),
+        "gemv": ("GEMV %d^2 f16" % gemv_n,
+                 tile(os.path.join(examples, "gemv.tile"), {"M": gemv_n, "K": gemv_n}),
+                 "OpenBLAS sgemv (f32)", sgemv, 1.0),
+        "saxpy": ("per-thread SAXPY 2^%d f32" % (add_n.bit_length() - 1),
+                  tile(os.path.join(HERE, "saxpy_threads.tile"), {"N": add_n}),
+                  memcpy_name, memcpy, 0.8),
+        "add": ("add 2^%d f32" % (add_n.bit_length() - 1),
+                tile(os.path.join(examples, "elementwise_add.tile"), {"N": add_n}),
+                memcpy_name, memcpy, 0.8),
+        "memcpy": (memcpy_name, memcpy, "numpy.copyto (1 thread)", copyto, None),
+    }
+    out = []
+    for key in args.ab_rows:
+        name, a, peer_name, b, target = specs[key]
+        row = {"row": key, "name": name, "peer": peer_name, "target": target,
+               "load_average": os.getloadavg()[0], "a_gbs": [], "b_gbs": []}
+        for _ in range(args.ab_rounds):
+            row["a_gbs"].append(a())
+            row["b_gbs"].append(b())
+        row["load_average_after"] = os.getloadavg()[0]
+        row["ratios"] = [x / y for x, y in zip(row["a_gbs"], row["b_gbs"])]
+        row["median_ratio"] = median(row["ratios"])
+        row["command"] = getattr(a, "command", "copy_bw %d %d %d (bench/cpu/copy_bw.c)" % (
+            args.threads, copy_bytes // 2, args.reps))
+        out.append(row)
+    return out
+
+
+def print_ab(args, ab):
+    print("A/B: %d interleaved rounds per row (kernel, peer, kernel, peer, ...), "
+          "%d timed runs per measurement (median); ratio = kernel GB/s / peer GB/s "
+          "of the same round" % (args.ab_rounds, args.reps))
+    print()
+    print("| kernel | median GB/s | peer | peer median GB/s | ratio per round | "
+          "median ratio | target | met | load average |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in ab:
+        met = "-" if r["target"] is None else (
+            "yes" if r["median_ratio"] >= r["target"] else "no")
+        print("| %s | %.1f | %s | %.1f | %s | %.2fx | %s | %s | %.2f-%.2f |" % (
+            r["name"], median(r["a_gbs"]), r["peer"], median(r["b_gbs"]),
+            " ".join("%.2f" % x for x in r["ratios"]), r["median_ratio"],
+            "-" if r["target"] is None else ">= %.1fx" % r["target"], met,
+            r["load_average"], r["load_average_after"]))
+    print()
+    print("A/B commands:")
+    for r in ab:
+        print("  " + r["command"])
 
 
 def best(rounds, key):
@@ -165,7 +270,20 @@ def main():
     ap.add_argument("--python", default=sys.executable,
                     help="Python with NumPy for the peers")
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--ab-rounds", type=int, default=0, metavar="N",
+                    help="also N interleaved rounds of each memory-bound row's "
+                         "kernel and peer, with the median ratio")
+    ap.add_argument("--ab-only", action="store_true",
+                    help="only the A/B table (with --ab-rounds)")
+    ap.add_argument("--ab-rows", default=",".join(AB_ROWS),
+                    help="rows of the A/B table, of " + ",".join(AB_ROWS))
     args = ap.parse_args()
+    args.ab_rows = [r for r in args.ab_rows.split(",") if r]
+    bad = [r for r in args.ab_rows if r not in AB_ROWS]
+    if bad:
+        die("unknown --ab-rows %s; rows: %s" % (",".join(bad), ",".join(AB_ROWS)))
+    if args.ab_only and args.ab_rounds < 1:
+        die("--ab-only needs --ab-rounds N (N >= 1)")
     if not os.access(args.tile_jit, os.X_OK):
         die("no tile-jit at '%s'; build it (ninja -C <build> tile-jit) or pass "
             "--tile-jit" % args.tile_jit)
@@ -186,7 +304,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         args.cache_dir = os.path.join(tmp, "kernels")
         copy_exe = build_copy_bw(tmp)
-        for _ in range(args.rounds):
+        for _ in range(0 if args.ab_only else args.rounds):
             r = {}
             r["copy_before"] = copy_bw(copy_exe, args.threads, copy_bytes // 2, args.reps)
             r["peers"] = peers(args, gemm_sizes, add_n, copy_bytes // 2, gemv_n)
@@ -223,7 +341,22 @@ def main():
                                     target="cpu -veclib=none")
             r["copy_after"] = copy_bw(copy_exe, args.threads, copy_bytes // 2, args.reps)
             results["rounds"].append(r)
+        if args.ab_rounds:
+            results["ab"] = ab_rounds(args, copy_exe, add_n, rows2, gemv_n, copy_bytes)
     info["load_average_after"] = os.getloadavg()[0]
+
+    if args.ab_only:
+        print("Tile CPU benchmark (A/B only), %s" % info["date"])
+        print("machine: %s, %d cores; tile-jit and peers on %d threads; commit %s" %
+              (info["cpu"], info["cores"], args.threads, info["commit"]))
+        print("load average: %.2f before, %.2f after" % (info["load_average_before"],
+                                                         info["load_average_after"]))
+        print()
+        print_ab(args, results["ab"])
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=1, default=str)
+        return
 
     rounds = results["rounds"]
     blas = rounds[0]["peers"]["blas"]
@@ -329,6 +462,9 @@ def main():
     print("commands:")
     for row in rows:
         print("  " + row[6])
+    if args.ab_rounds:
+        print()
+        print_ab(args, results["ab"])
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1, default=str)

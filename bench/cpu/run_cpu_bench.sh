@@ -4,6 +4,7 @@
 # from $TILE_BUILD_DIR/bin (default build/bin) unless --tile-jit is given.
 #
 #   TILE_BUILD_DIR=build bench/cpu/run_cpu_bench.sh --threads 2 --rounds 3
+#   bench/cpu/run_cpu_bench.sh --threads 2 --ab-rounds 7 --ab-only   # A/B only
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 "$HERE/setup.sh"

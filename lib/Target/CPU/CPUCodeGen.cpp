@@ -377,14 +377,15 @@ llvm::Value *createAllLanesPs(llvm::IRBuilder<> &B, llvm::Intrinsic::ID ID,
 }
 
 /// Scales by vscalefps's float exponent directly where the inline exp's
-/// `ldexp(p, fptosi(roundeven(t)))` was vectorized (\p LM optimized):
-/// x86's lowering of llvm.ldexp converts the integer exponent back to a
-/// float for vscalefps, so the exponent would take a round trip through
-/// the integers (vcvttps2dq, vcvtdq2ps) that the instruction never needed;
-/// 2 of the fast exp's 12 instructions. roundeven's result is an integer
-/// (or NaN, inf: the ldexp's is then NaN, and vscalefps's too after the
-/// clamp before), so vscalefps's floor of it is itself. 512-bit vectors
-/// with AVX-512F, 256 and 128 with AVX-512VL too.
+/// `ldexp(p, fptosi(roundeven(t)))` or the fast exp's
+/// `ldexp(p, fptosi(floor(t)))` was vectorized (\p LM optimized): x86's
+/// lowering of llvm.ldexp converts the integer exponent back to a float
+/// for vscalefps, so the exponent would take a round trip through the
+/// integers (vcvttps2dq, vcvtdq2ps) that the instruction never needed; 2
+/// of the fast exp's 12 instructions. The rounded value is an integer (or
+/// NaN, inf: the ldexp's is then NaN, and vscalefps's too after the clamp
+/// before), so vscalefps's floor of it is itself. 512-bit vectors with
+/// AVX-512F, 256 and 128 with AVX-512VL too.
 void scaleByFloatExponents(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
   if (!STI.checkFeatures("+avx512f"))
     return;
@@ -402,7 +403,9 @@ void scaleByFloatExponents(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
     if (!VT || !VT->getElementType()->isFloatTy() || !ToInt)
       continue;
     auto *Round = llvm::dyn_cast<llvm::IntrinsicInst>(ToInt->getOperand(0));
-    if (!Round || Round->getIntrinsicID() != llvm::Intrinsic::roundeven ||
+    if (!Round ||
+        (Round->getIntrinsicID() != llvm::Intrinsic::roundeven &&
+         Round->getIntrinsicID() != llvm::Intrinsic::floor) ||
         Round->getType() != VT)
       continue;
     llvm::Intrinsic::ID ID = maskedPsIntrinsic(
@@ -441,19 +444,22 @@ llvm::Value *unclampedExpArgument(llvm::Value *V) {
 }
 
 /// Drops the clamps of the fast exp and the inline exp2 where they were
-/// vectorized and scale by vscalefps (after scaleByFloatExponents): from
-/// `c = clamp(t)`,
-/// `n = roundeven(c)`, `f = c - n`, `scalef(p(f), n)` to `n = roundeven(t)`,
-/// `f = vreduceps(t)` (t - round(t) in one instruction, AVX-512DQ),
-/// `scalef(p(f), n)`. The clamps keep f finite for t = +-inf and the
-/// integer exponent of the scalar form in range; vscalefps needs neither:
-/// vreduceps of +-inf is 0, so p(f) = 1 and vscalefps by n = +-inf gives
-/// inf and 0, a finite n beyond the clamps overflows to inf or underflows
-/// to 0 in vscalefps itself (rounding once), and NaN stays NaN. The fast
-/// exp goes from ten vector instructions to eight (two clamps and the
-/// subtraction become one vreduceps); softmax's f16 rows, which take two
-/// exps per element, about 10% less time on the AMD EPYC of
-/// docs/Performance.md.
+/// vectorized and scale by vscalefps (after scaleByFloatExponents). The
+/// inline exp2, from `c = clamp(t)`, `n = roundeven(c)`, `f = c - n`,
+/// `scalef(p(f), n)` to `n = roundeven(t)`, `f = vreduceps(t)` (t -
+/// round(t) in one instruction, AVX-512DQ), `scalef(p(f), n)`. The fast
+/// exp's floor form, from `n = floor(c)`, `f = c - n`, `scalef(p(f), n)` to
+/// `f = vreduceps(t)` rounding down and `scalef(p(f), t)`: vscalefps
+/// itself scales by 2^floor of its exponent operand, so n is no
+/// instruction. The clamps keep f finite for t = +-inf and the integer
+/// exponent of the scalar form in range; vscalefps needs neither:
+/// vreduceps of +-inf is 0, so p(f) = p(0) = 1 and vscalefps by +-inf
+/// gives inf and 0, a finite exponent beyond the clamps overflows to inf
+/// or underflows to 0 in vscalefps itself (rounding once), and NaN stays
+/// NaN. The fast exp is then seven vector instructions (vmulps, vreduceps,
+/// four FMAs, vscalefps) instead of the ten of its scalar form; the
+/// clamps' removal took softmax's f16 rows, which take two exps per
+/// element, about 10% less time on the AMD EPYC of docs/Performance.md.
 void dropFastExpClamps(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
   if (!STI.checkFeatures("+avx512dq"))
     return;
@@ -463,7 +469,8 @@ void dropFastExpClamps(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
     for (llvm::BasicBlock &BB : F)
       for (llvm::Instruction &I : BB)
         if (auto *II = llvm::dyn_cast<llvm::IntrinsicInst>(&I))
-          if (II->getIntrinsicID() == llvm::Intrinsic::roundeven &&
+          if ((II->getIntrinsicID() == llvm::Intrinsic::roundeven ||
+               II->getIntrinsicID() == llvm::Intrinsic::floor) &&
               II->getType()->isVectorTy())
             Rounds.push_back(II);
   for (llvm::IntrinsicInst *Round : Rounds) {
@@ -499,15 +506,22 @@ void dropFastExpClamps(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
           return U != Round && !llvm::is_contained(Fracs, U);
         }))
       continue;
+    bool Floor = Round->getIntrinsicID() == llvm::Intrinsic::floor;
     llvm::IRBuilder<> B(Round);
-    // imm 8: no fraction bits kept, round to nearest even, inexact not
-    // signalled.
-    llvm::Value *Frac = createAllLanesPs(B, ID, VT, {T, B.getInt32(8)});
+    // imm 8 | RC: no fraction bits kept, inexact not signalled, rounding
+    // to nearest even (RC 0) or down (RC 1).
+    llvm::Value *Frac = createAllLanesPs(B, ID, VT, {T, B.getInt32(Floor ? 9 : 8)});
     for (llvm::Instruction *F : Fracs) {
       F->replaceAllUsesWith(Frac);
       F->eraseFromParent();
     }
-    Round->setArgOperand(0, T);
+    if (Floor) {
+      // vscalefps floors t itself.
+      Round->replaceAllUsesWith(T);
+      Round->eraseFromParent();
+    } else {
+      Round->setArgOperand(0, T);
+    }
     llvm::RecursivelyDeleteTriviallyDeadInstructions(Clamped);
   }
 }

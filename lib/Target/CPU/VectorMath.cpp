@@ -185,16 +185,27 @@ llvm::Value *tile::emitFastExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Bas
   // error of the result below |t| 2^-24 ln 2 (1e-6 where |t| < 24).
   llvm::Value *T = Base2 ? X : B.CreateFMul(X, C(1.44269504088896341f));
   // Beyond these bounds the result is 0 or inf whatever t is (2^-151 and
-  // 2^129 round there); the clamp also keeps t - round(t) finite for
+  // 2^129 round there); the clamp also keeps t - floor(t) finite for
   // t = +-inf. Ordered compares keep NaN.
   T = B.CreateSelect(B.CreateFCmpOLT(T, C(-151.0f)), C(-151.0f), T);
   T = B.CreateSelect(B.CreateFCmpOGT(T, C(129.0f)), C(129.0f), T);
-  llvm::Value *N = B.CreateIntrinsic(llvm::Intrinsic::roundeven, {F32}, {T});
-  llvm::Value *F = B.CreateFSub(T, N); // exact, in [-1/2, 1/2]
+  // The floor form: n = floor(t), f = t - n in [0, 1]. Rounding down rather
+  // than to nearest is what vscalefps does with its exponent operand, so
+  // that once vectorized with AVX-512DQ n is no instruction at all: f is
+  // one vreduceps of t rounding down and vscalefps takes t itself
+  // (dropFastExpClamps in CPUCodeGen.cpp). f is exact except for t in
+  // (-1/2, 0), where t + 1 rounds by 2^-25 at most (2e-8 of the result;
+  // it may round to 1, where the polynomial is as accurate).
+  llvm::Value *N = B.CreateIntrinsic(llvm::Intrinsic::floor, {F32}, {T});
+  llvm::Value *F = B.CreateFSub(T, N);
   // 2^f = 1 + f (c1 + f (c2 + f (c3 + f c4))), a minimax fit of the
-  // relative error on [-1/2, 1/2] (bench/cpu/exp_ulp.py): 2.9e-6.
-  static constexpr float P[] = {9.58283618e-3f, 5.59064150e-2f, 2.40240991e-1f,
-                                6.93124175e-1f, 1.0f};
+  // relative error on [0, 1] with p(0) = 1, so that exp(0) and the exp2 of
+  // an integer are exact (softmax's largest element gives 1): 2.95e-6 with
+  // the coefficients rounded to f32 (2.9e-6 unrounded, the same as the
+  // round-to-nearest form's fit on [-1/2, 1/2], the interval's length being
+  // the same). bench/cpu/exp_ulp.py measures the whole.
+  static constexpr float P[] = {1.342668384e-2f, 5.224247277e-2f, 2.412801981e-1f,
+                                6.930448413e-1f, 1.0f};
   llvm::Value *Poly = emitHorner(B, P, F);
   return emitScaleByPow2(B, Poly, B.CreateFPToSI(N, B.getInt32Ty()), HasScalef);
 }
@@ -242,14 +253,15 @@ bool tile::chooseFastExp(const KernelStmt &K, CPUVectorMath::ExpAccuracy Mode,
     if (!HasReduce && Remarks.isEnabled(RemarkKind::Missed, "cpu-codegen"))
       Remarks.emit(RemarkKind::Missed, "cpu-codegen", FirstExp->getLoc(),
                    "exp keeps its clamps to the range of finite nonzero results "
-                   "(two vector instructions): t - round(t) in one vreduceps, 0 "
+                   "(two vector instructions): t - floor(t) in one vreduceps, 0 "
                    "for infinite t, needs AVX-512DQ, which the CPU lacks");
   };
   if (Mode == ExpAccuracy::Fast) {
     if (Remarks.isEnabled(RemarkKind::Passed, "cpu-codegen"))
       Remarks.emit(RemarkKind::Passed, "cpu-codegen", FirstExp->getLoc(),
-                   "exp to 2^-18 relative error (degree-4 polynomial, no "
-                   "Cody-Waite reduction): -exp=fast");
+                   "exp to 2^-18 relative error in f16's range, 2^-17 in "
+                   "f32's (floor form: degree-4 polynomial, no Cody-Waite "
+                   "reduction): -exp=fast");
     KeepsClamps();
     return true;
   }
@@ -272,9 +284,9 @@ bool tile::chooseFastExp(const KernelStmt &K, CPUVectorMath::ExpAccuracy Mode,
   }
   if (Remarks.isEnabled(RemarkKind::Passed, "cpu-codegen"))
     Remarks.emit(RemarkKind::Passed, "cpu-codegen", FirstExp->getLoc(),
-                 "exp to 2^-18 relative error (degree-4 polynomial, no "
-                 "Cody-Waite reduction): every tensor the kernel writes is f16 "
-                 "or bf16");
+                 "exp to 2^-18 relative error in f16's range, 2^-17 in f32's "
+                 "(floor form: degree-4 polynomial, no Cody-Waite reduction): "
+                 "every tensor the kernel writes is f16 or bf16");
   KeepsClamps();
   return true;
 }

@@ -99,11 +99,12 @@ llvm::Value *emitInlineExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
 
 /// exp(\p X) (exp2 when \p Base2) for a scalar f32 \p X to about 2^-18
 /// relative error, for results that are rounded to 16-bit floats: t =
-/// X log2(e) clamped as in emitInlineExpF32, 2^(t - round(t)) from a
-/// degree-4 polynomial, scaled by 2^round(t) the same way. Half the
-/// instructions of emitInlineExpF32 (no Cody-Waite reduction, a shorter
-/// polynomial). NaN stays NaN; +-inf give inf and 0. With AVX-512DQ the
-/// CPU codegen drops the clamps once vectorized (dropFastExpClamps).
+/// X log2(e) clamped as in emitInlineExpF32, n = floor(t), 2^(t - n) on
+/// [0, 1] from a degree-4 polynomial, scaled by 2^n the same way (the
+/// floor form). Half the instructions of emitInlineExpF32 (no Cody-Waite
+/// reduction, a shorter polynomial). NaN stays NaN; +-inf give inf and 0.
+/// With AVX-512DQ the CPU codegen drops the clamps and n once vectorized
+/// (dropFastExpClamps): vmulps, vreduceps, four FMAs, vscalefps.
 llvm::Value *emitFastExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
                             bool HasScalef);
 
