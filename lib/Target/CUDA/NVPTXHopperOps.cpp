@@ -131,6 +131,8 @@ llvm::Error emitWgmmaMma(llvm::IRBuilder<> &B, const OpStmt &Op,
   InTys.push_back(I64);
   Args.push_back(descriptor(B, Operands[1], Operands[ARegs ? 3 : 4], Int("lbo_b"),
                             Int("sbo_b"), Int("swizzle_b")));
+  // scale-d is a constant: an immediate operand ("n"), so that no mov.b32
+  // materializes it before every wgmma of the loop.
   InTys.push_back(I32);
   Args.push_back(B.getInt32(Op.getAttrOrDefault("zero_c").getBool() ? 0 : 1));
   // { .reg .pred p; setp.ne.b32 p, scale-d, 0;
@@ -150,7 +152,7 @@ llvm::Error emitWgmmaMma(llvm::IRBuilder<> &B, const OpStmt &Op,
   if (!ARegs)
     Asm += std::string(Op.getAttrOrDefault("mn_major_a").getBool() ? "1" : "0") + ", ";
   Asm += std::string(Op.getAttrOrDefault("mn_major_b").getBool() ? "1" : "0") + ";\n}";
-  Cons += ARegs ? "r,r,r,r,l,r" : "l,l,r";
+  Cons += ARegs ? "r,r,r,r,l,n" : "l,l,n";
   for (int64_t I = 0; I != Regs; ++I)
     Cons += "," + std::to_string(I);
   Cons += ",~{memory}";
