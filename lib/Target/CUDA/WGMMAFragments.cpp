@@ -497,37 +497,60 @@ private:
   /// lowers, no thread index of the kernel's own, at most three
   /// warpgroups. `pass.warp_specialize = false` keeps the cp.async rings.
   void planWarpSpecialize() {
-    if (!Ring.Loop || Ring.Stages < 2 || HadThreadIndex || Threads / WarpgroupSize > 3)
+    // Off by option or attribute, or the sm_80 form: nothing to say.
+    if (!Ring.Loop || !Opts.WarpSpecialize || Opts.MMA)
       return;
-    if (!Opts.WarpSpecialize || Opts.MMA)
+    std::string Why = whyNotWarpSpecialized();
+    if (Why.empty()) {
+      WS = true;
       return;
+    }
+    Remarks.missed(Ring.Loop->getLoc(),
+                   "no producer warpgroup, every thread fills the tiles' "
+                   "cp.async rings: " + Why);
+  }
+
+  /// Empty when the kernel can be warp-specialized; else why not.
+  std::string whyNotWarpSpecialized() {
+    if (Ring.Stages < 2)
+      return "the ring loop is not pipelined (stages < 2)";
+    if (HadThreadIndex)
+      return "the kernel binds its own thread index";
+    if (Threads / WarpgroupSize > 3)
+      return "a producer warpgroup needs 1 to 3 consumer warpgroups, not " +
+             std::to_string(Threads / WarpgroupSize);
     bool AtTop = false;
     for (StmtPtr &S : K.getBodyMutable().Stmts) {
       AtTop |= S.get() == Ring.Loop;
       if (!lowered(*S))
-        return;
+        return "the kernel's top level holds a statement this pass does not "
+               "lower";
     }
     if (!AtTop)
-      return;
+      return "the ring loop is not at the kernel's top level";
     for (StmtPtr &S : Ring.Loop->getBodyMutable().Stmts)
       if (!lowered(*S))
-        return;
+        return "the ring loop holds a statement this pass does not lower";
     for (BufferValue *B : TileOrder) {
       const TileInfo &T = Tiles[B];
       const BufferValue *G = T.Copy->getOperand("src").R.Buf;
       if (G->getRank() > 5 || !G->getStrides().empty())
-        return;
+        return name(B) + " is copied from a tensor of rank above 5 or with "
+                         "strides, which TMA does not take";
       if (T.Layout.Rows > MaxTmaBoxRows && T.Layout.Rows % MaxTmaBoxRows != 0)
-        return;
+        return name(B) + "'s " + std::to_string(T.Layout.Rows) +
+               " rows do not split into TMA boxes of " +
+               std::to_string(MaxTmaBoxRows);
       if (!T.Loop)
         continue;
       unsigned Readers = 0;
       for (auto &[Op, Gm] : GemmOf)
         Readers += (Gm.B == B) + (!Gm.ARegs && Gm.A == B);
       if (Readers != 1)
-        return;
+        return "the ring tile " + name(B) + " feeds " + std::to_string(Readers) +
+               " gemms, not one";
     }
-    WS = true;
+    return "";
   }
 
   /// Rotates the ring loop's last statement, a gemm G2, into the next
