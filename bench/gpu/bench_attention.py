@@ -20,6 +20,10 @@ timed run uses the recorded config. FLOPs: 4*B*H*S*S*D, halved when causal.
 
 Usage (GPU machine, repository root):
   python3 bench/gpu/bench_attention.py --jit .bundle/tile-jit [--autotune] [--quick]
+      [--only LABELS] [--extra FILE[:PARAM=V,...]]...
+An --extra file runs at its own shape (dtype and head dim from its %Q, the
+built-in case's B/H/HKV/S for that head dim unless given as PARAM=V), e.g.
+  --only gqa --extra bench/gpu/attention/gqa_d64_bf16_m256.tile:BM=256,BN=64
 """
 import argparse
 import math
@@ -73,6 +77,20 @@ def entry_params(path, entry, args):
     return out
 
 
+def extra_shape(path):
+    """(dtype, B, H, HKV, S, D) of an --extra file: dtype and head dim from
+    its %Q parameter, the rest from the built-in case of that head dim (HKV
+    = H unless the file declares HKV and the case has grouped heads)."""
+    text = open(path).read()
+    m = re.search(r"%Q:\s*(bf16|f16)\[[^\]]*?(\d+)\]", text)
+    dt = torch.bfloat16 if m and m.group(1) == "bf16" else torch.float16
+    D = int(m.group(2)) if m else 128
+    B, H, HKV, S = {64: (4, 32, 8, 4096), 256: (4, 16, 16, 4096)}.get(D, (8, 16, 16, 2048))
+    if "HKV" not in text:
+        HKV = H
+    return dt, B, H, HKV, S, D
+
+
 def check(o, path, entry, dt, B, H, HKV, S, D, tmp, extra=()):
     g = torch.Generator().manual_seed(B * 7919 + H * 101 + S + D)
     q = torch.randn(B, H, S, D, generator=g).to(dt)
@@ -114,9 +132,12 @@ def main():
     ap.add_argument("--only", default="",
                     help="comma-separated substrings: keep the cases whose label contains one")
     ap.add_argument("--extra", action="append", default=[],
-                    help="FILE[:PARAM=V,...]: another fp16 D128 kernel (entries flash_attention "
-                         "and flash_attention_causal) at B8 H16 S2048, tile-jit --param "
-                         "for each PARAM=V (no autotune for it)")
+                    help="FILE[:PARAM=V,...]: another kernel (entries flash_attention and "
+                         "flash_attention_causal) at its own shape: dtype and head dim from "
+                         "its %%Q, B/H/HKV/S those of the built-in case of that head dim "
+                         "(D128: B8 H16 S2048; D64 with HKV: B4 H32/8 S4096; D256: B4 H16 "
+                         "S4096), each overridable as B=, H=, HKV=, S=; every other PARAM=V "
+                         "is a tile-jit --param (no autotune for it)")
     o = ap.parse_args()
     tmp = tempfile.mkdtemp()
     ex16 = "examples/flash_attention.tile"
@@ -138,8 +159,17 @@ def main():
     for x in o.extra:
         path, _, ps = x.partition(":")
         label = os.path.basename(path) + (" " + ps if ps else "")
-        params[label] = [a for kv in ps.split(",") if kv for a in ("--param", kv)]
-        cases.append((label, path, torch.float16, 8, 16, 16, 2048, 128))
+        dt, B, H, HKV, S, D = extra_shape(path)
+        shape = {"B": B, "H": H, "HKV": HKV, "S": S}
+        tunables = []
+        for kv in (kv for kv in ps.split(",") if kv):
+            k, _, v = kv.partition("=")
+            if k in shape:
+                shape[k] = int(v)
+            else:
+                tunables += ["--param", kv]
+        params[label] = tunables
+        cases.append((label, path, dt, shape["B"], shape["H"], shape["HKV"], shape["S"], D))
     rows = []
 
     def add_row(case, tile, peer, unit, err=None):
@@ -155,9 +185,9 @@ def main():
             entry = "flash_attention_causal" if causal else "flash_attention"
             key = (path, entry, label)
             if key not in checked:
-                checked[key] = check(o, path, entry, dt, 1, H // HKV * 2, 2, 257, D, tmp) \
-                    if HKV != H else check(o, path, entry, dt, 1, 2, 2, 257, D, tmp,
-                                           entry_params(path, entry, params.get(label, [])))
+                extra = entry_params(path, entry, params.get(label, []))
+                checked[key] = check(o, path, entry, dt, 1, H // HKV * 2, 2, 257, D, tmp, extra) \
+                    if HKV != H else check(o, path, entry, dt, 1, 2, 2, 257, D, tmp, extra)
             dims = ["--dim", f"B={B}", "--dim", f"H={H}", "--dim", f"S={S}"]
             if "HKV" in open(path).read():
                 dims += ["--dim", f"HKV={HKV}"]

@@ -42,22 +42,49 @@ llvm::Error checkSharedBase(llvm::IRBuilder<> &B, llvm::Value *Base,
   return llvm::Error::success();
 }
 
+/// The terms of the sum \p Off that are each a multiple of 16 bytes (the
+/// stage's offset, the k-step's), into \p Terms.
+void offsetTerms(llvm::Value *Off, const llvm::DataLayout &DL,
+                 llvm::SmallVectorImpl<llvm::Value *> &Terms) {
+  auto *Add = llvm::dyn_cast<llvm::BinaryOperator>(Off);
+  if (Add && Add->getOpcode() == llvm::Instruction::Add &&
+      llvm::all_of(Add->operands(), [&](llvm::Value *T) {
+        return llvm::computeKnownBits(T, DL).countMinTrailingZeros() >= 4;
+      })) {
+    offsetTerms(Add->getOperand(0), DL, Terms);
+    offsetTerms(Add->getOperand(1), DL, Terms);
+    return;
+  }
+  Terms.push_back(Off);
+}
+
 /// A wgmma matrix descriptor for the tile at \p Base + \p Off bytes: the
 /// start address field (bits 0-13) is the address / 16, here Base / 16 +
 /// Off / 16 (Base is 1024-byte aligned, checkSharedBase) added to the
 /// descriptor of Base. The field takes the sum without a carry, a shared
 /// address being below 2^18 (228 KiB on sm_90). Base's descriptor is the
-/// same for every k-step and stage, and once the k-step loops are
-/// unrolled an offset is the stage's plus a constant with no bits in
-/// common, so that LLVM folds each k-step's descriptor to the stage's
-/// plus an immediate.
+/// same for every k-step and stage. Off / 16 is added as the sum of its
+/// terms / 16 in 64 bits (exact: each term is a multiple of 16, and index
+/// arithmetic does not overflow), so that once the k-step loops are
+/// unrolled each k-step's descriptor is the stage's plus an immediate,
+/// one add; from the 32-bit Off, LLVM turned stage + constant into an
+/// or that it cannot move past the zero extension, an or, a cvt and an
+/// add for each wgmma of a K-major B.
 llvm::Value *descriptor(llvm::IRBuilder<> &B, llvm::Value *Base, llvm::Value *Off,
                         int64_t LBO, int64_t SBO, int64_t Swizzle) {
   llvm::Value *Start = B.CreateLShr(B.CreatePtrToInt(Base, B.getInt32Ty()), 4);
   llvm::Value *Desc = B.CreateOr(B.CreateZExt(Start, B.getInt64Ty()),
                                  B.getInt64(hopper::descriptorFields(LBO, SBO, Swizzle)));
-  llvm::Value *Rel = B.CreateLShr(B.CreateZExtOrTrunc(Off, B.getInt32Ty()), 4);
-  return B.CreateAdd(Desc, B.CreateZExt(Rel, B.getInt64Ty()));
+  llvm::SmallVector<llvm::Value *, 4> Terms;
+  offsetTerms(Off, B.GetInsertBlock()->getModule()->getDataLayout(), Terms);
+  if (Terms.size() == 1) {
+    llvm::Value *Rel = B.CreateLShr(B.CreateZExtOrTrunc(Off, B.getInt32Ty()), 4);
+    return B.CreateAdd(Desc, B.CreateZExt(Rel, B.getInt64Ty()));
+  }
+  for (llvm::Value *T : Terms)
+    Desc = B.CreateAdd(Desc, B.CreateSExtOrTrunc(B.CreateAShr(T, 4, "", /*isExact=*/true),
+                                                 B.getInt64Ty()));
+  return Desc;
 }
 
 /// cuda.wgmma_mma (A from a descriptor) and cuda.wgmma_mma_rs (A from four
@@ -104,6 +131,8 @@ llvm::Error emitWgmmaMma(llvm::IRBuilder<> &B, const OpStmt &Op,
   InTys.push_back(I64);
   Args.push_back(descriptor(B, Operands[1], Operands[ARegs ? 3 : 4], Int("lbo_b"),
                             Int("sbo_b"), Int("swizzle_b")));
+  // scale-d is a constant: an immediate operand ("n"), so that no mov.b32
+  // materializes it before every wgmma of the loop.
   InTys.push_back(I32);
   Args.push_back(B.getInt32(Op.getAttrOrDefault("zero_c").getBool() ? 0 : 1));
   // { .reg .pred p; setp.ne.b32 p, scale-d, 0;
@@ -123,7 +152,7 @@ llvm::Error emitWgmmaMma(llvm::IRBuilder<> &B, const OpStmt &Op,
   if (!ARegs)
     Asm += std::string(Op.getAttrOrDefault("mn_major_a").getBool() ? "1" : "0") + ", ";
   Asm += std::string(Op.getAttrOrDefault("mn_major_b").getBool() ? "1" : "0") + ";\n}";
-  Cons += ARegs ? "r,r,r,r,l,r" : "l,l,r";
+  Cons += ARegs ? "r,r,r,r,l,n" : "l,l,n";
   for (int64_t I = 0; I != Regs; ++I)
     Cons += "," + std::to_string(I);
   Cons += ",~{memory}";

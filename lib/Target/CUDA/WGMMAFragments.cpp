@@ -322,7 +322,146 @@ private:
     planRotation();
     planWarpSpecialize();
     planPingPong();
+    planDeferredSums();
     return true;
+  }
+
+  /// Uses of \p B in \p S and the statements nested in it.
+  static unsigned countUses(Stmt &S, const BufferValue *B) {
+    unsigned N = 0;
+    auto Note = [&](const Value *V) { N += V == B; };
+    forEachExprSlot(S, [&](ExprPtr &E) { forEachUse(*E, Note); });
+    if (auto *St = dyn_cast<StoreStmt>(&S))
+      Note(St->getBuffer());
+    if (auto *Op = dyn_cast<OpStmt>(&S))
+      for (const OpOperand &O : Op->getOperands())
+        if (O.Kind == OperandKind::Region)
+          Note(O.R.Buf);
+    for (Block *Nested : getNestedBlocks(S))
+      forEachUse(*Nested, Note);
+    return N;
+  }
+
+  static unsigned countUses(const Expr &E, const BufferValue *B) {
+    unsigned N = 0;
+    forEachUse(E, [&](const Value *V) { N += V == B; });
+    return N;
+  }
+
+  /// Row sums whose quad shuffles can wait until after the ring loop
+  /// (FlashAttention's %rowsum): the lanes of a quad hold the same row
+  /// fragments, so a running sum updated as %l[i] = %l[i] * a[i] + R[i]
+  /// (a reading no 2-D fragment) is linear in R and each lane can carry
+  /// its own partial of %l through the loop, the quad's partials being
+  /// added once after it: two shuffles and two adds per row and iteration
+  /// fewer in the loop, where the softmax is instruction-bound.
+  void planDeferredSums() {
+    if (!Ring.Loop)
+      return;
+    std::vector<StmtPtr> &Top = K.getBodyMutable().Stmts;
+    std::optional<unsigned> LoopAt;
+    for (unsigned I = 0; I != Top.size(); ++I)
+      if (Top[I].get() == Ring.Loop)
+        LoopAt = I;
+    for (StmtPtr &S : Ring.Loop->getBodyMutable().Stmts) {
+      auto *Red = dyn_cast<OpStmt>(S.get());
+      if (!Red || Red->getName() != "reduce" ||
+          Red->getAttrOrDefault("kind").getStr() != "sum" ||
+          !frag(Red->getOperand("src").R.Buf))
+        continue;
+      BufferValue *R = Red->getOperand("dst").R.Buf;
+      BufferValue *Acc = nullptr;
+      std::string Why = LoopAt ? deferSum(*Red, *LoopAt, Acc)
+                               : "the loop is not at the kernel's top level";
+      if (!Why.empty()) {
+        Remarks.missed(Red->getLoc(), "row sums of " + name(R) +
+                                          " combined over each quad in every "
+                                          "iteration: " + Why);
+        continue;
+      }
+      DeferredSums.insert(Red);
+      DeferredAcc.push_back({Acc, Red->getLoc()});
+      Remarks.passed(Red->getLoc(), "row sums of " + name(R) + " kept per lane in " +
+                                        name(Acc) + " through the loop, combined "
+                                        "over each quad once after it");
+    }
+  }
+
+  /// Empty when the sums reduce \p Red makes can be deferred (into the
+  /// running sum \p Acc); else why not.
+  std::string deferSum(OpStmt &Red, unsigned LoopAt, BufferValue *&Acc) {
+    BufferValue *R = Red.getOperand("dst").R.Buf;
+    if (!Red.getAttrOrDefault("clear").getBool())
+      return "the reduce adds to " + name(R) + " (clear = false)";
+    if (HadThreadIndex)
+      return "the kernel binds its own thread index";
+    std::vector<StmtPtr> &Top = K.getBodyMutable().Stmts;
+    unsigned RUses = 0;
+    for (StmtPtr &S : Top)
+      RUses += countUses(*S, R);
+    StoreStmt *Upd = nullptr;
+    walkStmts(Ring.Loop->getBodyMutable(), [&](Stmt &S) {
+      if (auto *St = dyn_cast<StoreStmt>(&S); St && countUses(*St->getValue(), R))
+        Upd = St;
+    });
+    std::string NotRunning = name(R) + " is read other than once, as a term of a "
+                                       "running sum %l[i] = %l[i] * a[i] + " +
+                             name(R) + "[i]";
+    if (RUses != 2 || !Upd)
+      return NotRunning;
+    Acc = Upd->getBuffer();
+    const FragInfo *AF = frag(Acc);
+    if (!AF || AF->Cols || Acc == R)
+      return NotRunning;
+    // Value: X + R[i] or R[i] + X, X being %l[i] or %l[i] times a factor.
+    const auto *Sum = dyn_cast<BinaryExpr>(Upd->getValue());
+    if (!Sum || Sum->getOp() != BinaryOp::Add)
+      return NotRunning;
+    auto IsLoadOf = [](const Expr *E, const BufferValue *B) {
+      const auto *L = dyn_cast<LoadExpr>(E);
+      return L && L->getBuffer() == B;
+    };
+    const Expr *X = IsLoadOf(Sum->getRHS(), R)   ? Sum->getLHS()
+                    : IsLoadOf(Sum->getLHS(), R) ? Sum->getRHS()
+                                                 : nullptr;
+    if (!X)
+      return NotRunning;
+    if (!IsLoadOf(X, Acc)) {
+      const auto *Prod = dyn_cast<BinaryExpr>(X);
+      if (!Prod || Prod->getOp() != BinaryOp::Mul)
+        return NotRunning;
+      const Expr *Factor = IsLoadOf(Prod->getLHS(), Acc)   ? Prod->getRHS()
+                           : IsLoadOf(Prod->getRHS(), Acc) ? Prod->getLHS()
+                                                           : nullptr;
+      if (!Factor)
+        return NotRunning;
+      // The factor must be the same in the quad's four lanes.
+      bool Uniform = true;
+      forEachUse(*Factor, [&](const Value *V) {
+        const auto *B = dyn_cast<BufferValue>(V);
+        if (B == R || B == Acc || (B && frag(B) && frag(B)->Cols))
+          Uniform = false;
+      });
+      if (!Uniform)
+        return "the factor of " + name(Acc) + "'s update reads a 2-D fragment, " +
+               name(Acc) + " or " + name(R);
+    }
+    // %l: cleared before the loop, read and written in it only by the
+    // update, anything after it (which the quad's combined sum precedes).
+    if (countUses(*Ring.Loop, Acc) != 2 || countUses(*Upd->getValue(), Acc) != 1)
+      return name(Acc) + " is read or written in the loop other than by its update";
+    bool Cleared = false;
+    for (unsigned I = 0; I != LoopAt; ++I) {
+      if (!countUses(*Top[I], Acc))
+        continue;
+      auto *Op = dyn_cast<OpStmt>(Top[I].get());
+      if (!Op || Op->getName() != "clear")
+        return name(Acc) + " is used before the loop other than by a clear";
+      Cleared = true;
+    }
+    if (!Cleared)
+      return name(Acc) + " is not cleared before the loop";
+    return "";
   }
 
   /// Whether a top-level or ring-loop statement is one this pass lowers
@@ -358,37 +497,60 @@ private:
   /// lowers, no thread index of the kernel's own, at most three
   /// warpgroups. `pass.warp_specialize = false` keeps the cp.async rings.
   void planWarpSpecialize() {
-    if (!Ring.Loop || Ring.Stages < 2 || HadThreadIndex || Threads / WarpgroupSize > 3)
+    // Off by option or attribute, or the sm_80 form: nothing to say.
+    if (!Ring.Loop || !Opts.WarpSpecialize || Opts.MMA)
       return;
-    if (!Opts.WarpSpecialize || Opts.MMA)
+    std::string Why = whyNotWarpSpecialized();
+    if (Why.empty()) {
+      WS = true;
       return;
+    }
+    Remarks.missed(Ring.Loop->getLoc(),
+                   "no producer warpgroup, every thread fills the tiles' "
+                   "cp.async rings: " + Why);
+  }
+
+  /// Empty when the kernel can be warp-specialized; else why not.
+  std::string whyNotWarpSpecialized() {
+    if (Ring.Stages < 2)
+      return "the ring loop is not pipelined (stages < 2)";
+    if (HadThreadIndex)
+      return "the kernel binds its own thread index";
+    if (Threads / WarpgroupSize > 3)
+      return "a producer warpgroup needs 1 to 3 consumer warpgroups, not " +
+             std::to_string(Threads / WarpgroupSize);
     bool AtTop = false;
     for (StmtPtr &S : K.getBodyMutable().Stmts) {
       AtTop |= S.get() == Ring.Loop;
       if (!lowered(*S))
-        return;
+        return "the kernel's top level holds a statement this pass does not "
+               "lower";
     }
     if (!AtTop)
-      return;
+      return "the ring loop is not at the kernel's top level";
     for (StmtPtr &S : Ring.Loop->getBodyMutable().Stmts)
       if (!lowered(*S))
-        return;
+        return "the ring loop holds a statement this pass does not lower";
     for (BufferValue *B : TileOrder) {
       const TileInfo &T = Tiles[B];
       const BufferValue *G = T.Copy->getOperand("src").R.Buf;
       if (G->getRank() > 5 || !G->getStrides().empty())
-        return;
+        return name(B) + " is copied from a tensor of rank above 5 or with "
+                         "strides, which TMA does not take";
       if (T.Layout.Rows > MaxTmaBoxRows && T.Layout.Rows % MaxTmaBoxRows != 0)
-        return;
+        return name(B) + "'s " + std::to_string(T.Layout.Rows) +
+               " rows do not split into TMA boxes of " +
+               std::to_string(MaxTmaBoxRows);
       if (!T.Loop)
         continue;
       unsigned Readers = 0;
       for (auto &[Op, Gm] : GemmOf)
         Readers += (Gm.B == B) + (!Gm.ARegs && Gm.A == B);
       if (Readers != 1)
-        return;
+        return "the ring tile " + name(B) + " feeds " + std::to_string(Readers) +
+               " gemms, not one";
     }
-    WS = true;
+    return "";
   }
 
   /// Rotates the ring loop's last statement, a gemm G2, into the next
@@ -1048,18 +1210,8 @@ private:
           return ex::reduceCombine(Kind, Tree(Lo, Mid), Tree(Mid, Hi));
         };
         HL.push_back(std::make_unique<StoreStmt>(Part, one(ref(R)), Tree(0, Leaves.size())));
-        for (int64_t Mask : {1, 2}) {
-          std::vector<OpOperand> Operands;
-          Operands.push_back(exprOperand(ex::load(Part, one(ref(R)))));
-          Operands.push_back(regionOperand(Tmp, one(lit(0))));
-          AttributeList Attrs;
-          Attrs.set("offset", Attribute::getInt(Mask));
-          HL.push_back(op("cuda.shfl_xor", std::move(Operands), std::move(Attrs),
-                          Op.getLoc()));
-          HL.push_back(std::make_unique<StoreStmt>(
-              Part, one(ref(R)),
-              ex::reduceCombine(Kind, ex::load(Part, one(ref(R))), ex::load(Tmp, one(lit(0))))));
-        }
+        if (!DeferredSums.count(&Op))
+          combineQuad(HL, Kind, Part, R, Tmp, Op.getLoc());
         ExprPtr V = ex::load(Part, one(ref(R)));
         if (!Clear)
           V = ex::reduceCombine(Kind, ex::load(Dst, one(ref(R))), std::move(V));
@@ -1070,6 +1222,40 @@ private:
     }));
     Stmts Out;
     Out.push_back(perThread(std::move(Body)));
+    return Out;
+  }
+
+  /// Combines local \p R of \p Buf over the four lanes of the thread's quad
+  /// (shuffles with lane masks 1 and 2), in place.
+  void combineQuad(Stmts &Out, llvm::StringRef Kind, BufferValue *Buf, Value *R,
+                   BufferValue *Tmp, llvm::SMLoc Loc) {
+    for (int64_t Mask : {1, 2}) {
+      std::vector<OpOperand> Operands;
+      Operands.push_back(exprOperand(ex::load(Buf, one(ref(R)))));
+      Operands.push_back(regionOperand(Tmp, one(lit(0))));
+      AttributeList Attrs;
+      Attrs.set("offset", Attribute::getInt(Mask));
+      Out.push_back(op("cuda.shfl_xor", std::move(Operands), std::move(Attrs), Loc));
+      Out.push_back(std::make_unique<StoreStmt>(
+          Buf, one(ref(R)),
+          ex::reduceCombine(Kind, ex::load(Buf, one(ref(R))), ex::load(Tmp, one(lit(0))))));
+    }
+  }
+
+  /// The running sums of planDeferredSums, each lane holding its partial
+  /// after the loop: the quad's lanes added once.
+  Stmts finishDeferredSums() {
+    Stmts Out;
+    for (const auto &[Acc, Loc] : DeferredAcc) {
+      BufferValue *Tmp = scratch("shfl", Acc->getDType(), 1);
+      Stmts Body;
+      Body.push_back(unroll("r", 2 * MT, [&, Acc = Acc, Loc = Loc](Value *R) {
+        Stmts L;
+        combineQuad(L, "sum", Acc, R, Tmp, Loc);
+        return L;
+      }));
+      Out.push_back(perThread(std::move(Body)));
+    }
     return Out;
   }
 
@@ -1680,6 +1866,8 @@ private:
         Lowered.push_back(std::make_unique<ForStmt>(
             LoopKind::Serial, std::move(F->getDimsMutable()), nullptr,
             AttributeList(), std::move(F->getBodyMutable()), F->getLoc()));
+        for (StmtPtr &X : finishDeferredSums())
+          Lowered.push_back(std::move(X));
         // Nothing in flight, and every thread done with the rings (the
         // producer of the warp-specialized form keeps its own order).
         if (!WS) {
@@ -1783,6 +1971,10 @@ private:
     OpStmt *First = nullptr, *Last = nullptr;
   } Rot;
   Stmts Scratch;
+  /// The reduces whose quad shuffles planDeferredSums moved after the
+  /// loop, and the running sums to combine there.
+  llvm::SmallPtrSet<const OpStmt *, 2> DeferredSums;
+  std::vector<std::pair<BufferValue *, llvm::SMLoc>> DeferredAcc;
 };
 
 class WGMMAFragmentsPass : public Pass {
