@@ -269,13 +269,7 @@ void Builder::checkUses(const Scope &Sc, Stmt &S) const {
            "use of a value that is not in scope at the insertion point");
     (void)IsDim;
   };
-  forEachExprSlot(S, [&](ExprPtr &E) { forEachUse(*E, Check); });
-  if (const auto *St = dyn_cast<StoreStmt>(&S))
-    Check(St->getBuffer());
-  if (const auto *O = dyn_cast<OpStmt>(&S))
-    for (const OpOperand &Opnd : O->getOperands())
-      if (Opnd.Kind == OperandKind::Region)
-        Check(Opnd.R.Buf);
+  forEachDirectUse(S, Check);
 }
 
 //===----------------------------------------------------------------------===//

@@ -140,18 +140,21 @@ void tile::forEachUse(const Expr &E,
   forEachChild(E, [&](const Expr &C) { forEachUse(C, Fn); });
 }
 
+void tile::forEachDirectUse(Stmt &S,
+                            llvm::function_ref<void(const Value *)> Fn) {
+  forEachExprSlot(S, [&](ExprPtr &E) { forEachUse(*E, Fn); });
+  if (const auto *St = dyn_cast<StoreStmt>(&S))
+    Fn(St->getBuffer());
+  if (const auto *O = dyn_cast<OpStmt>(&S))
+    for (const OpOperand &Opnd : O->getOperands())
+      if (Opnd.Kind == OperandKind::Region)
+        Fn(Opnd.R.Buf);
+}
+
 void tile::forEachUse(const Block &B,
                       llvm::function_ref<void(const Value *)> Fn) {
-  walkStmts(B, [&](const Stmt &CS) {
-    Stmt &S = const_cast<Stmt &>(CS);
-    forEachExprSlot(S, [&](ExprPtr &E) { forEachUse(*E, Fn); });
-    if (const auto *St = dyn_cast<StoreStmt>(&S))
-      Fn(St->getBuffer());
-    if (const auto *O = dyn_cast<OpStmt>(&S))
-      for (const OpOperand &Opnd : O->getOperands())
-        if (Opnd.Kind == OperandKind::Region)
-          Fn(Opnd.R.Buf);
-  });
+  // forEachDirectUse only reads the statement.
+  walkStmts(B, [&](const Stmt &S) { forEachDirectUse(const_cast<Stmt &>(S), Fn); });
 }
 
 NameGenerator::NameGenerator(const Function &F) {

@@ -42,6 +42,11 @@ void forEachChild(const Expr &E, llvm::function_ref<void(const Expr &)> Fn);
 /// the node (which may return its argument unchanged or a replacement).
 void rewriteExpr(ExprPtr &Slot, llvm::function_ref<ExprPtr(ExprPtr)> Fn);
 
+/// Visits every value \p S uses itself (referenced or loaded in its
+/// expressions, stored to, named as an op's region), not those of the
+/// statements nested in it.
+void forEachDirectUse(Stmt &S, llvm::function_ref<void(const Value *)> Fn);
+
 /// Visits every value used (referenced, loaded, stored, named as a region)
 /// anywhere under \p B.
 void forEachUse(const Block &B, llvm::function_ref<void(const Value *)> Fn);

@@ -490,15 +490,8 @@ private:
 
   /// Buffers that \p S refers to itself (not in nested blocks).
   static void directUses(Stmt &S, llvm::function_ref<void(const Value *)> Fn) {
-    if (isa<AllocStmt>(S))
-      return;
-    forEachExprSlot(S, [&](ExprPtr &E) { forEachUse(*E, Fn); });
-    if (auto *St = dyn_cast<StoreStmt>(&S))
-      Fn(St->getBuffer());
-    if (auto *Op = dyn_cast<OpStmt>(&S))
-      for (const OpOperand &O : Op->getOperands())
-        if (O.Kind == OperandKind::Region)
-          Fn(O.R.Buf);
+    if (!isa<AllocStmt>(S))
+      forEachDirectUse(S, Fn);
   }
 
   /// The values used outside runs, each with the first statement that

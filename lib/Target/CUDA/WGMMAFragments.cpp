@@ -330,13 +330,7 @@ private:
   static unsigned countUses(Stmt &S, const BufferValue *B) {
     unsigned N = 0;
     auto Note = [&](const Value *V) { N += V == B; };
-    forEachExprSlot(S, [&](ExprPtr &E) { forEachUse(*E, Note); });
-    if (auto *St = dyn_cast<StoreStmt>(&S))
-      Note(St->getBuffer());
-    if (auto *Op = dyn_cast<OpStmt>(&S))
-      for (const OpOperand &O : Op->getOperands())
-        if (O.Kind == OperandKind::Region)
-          Note(O.R.Buf);
+    forEachDirectUse(S, Note);
     for (Block *Nested : getNestedBlocks(S))
       forEachUse(*Nested, Note);
     return N;
@@ -762,13 +756,7 @@ private:
       if (const auto *B = dyn_cast<BufferValue>(V))
         Found |= frag(B) || tile(B);
     };
-    forEachExprSlot(S, [&](ExprPtr &E) { forEachUse(*E, Note); });
-    if (auto *St = dyn_cast<StoreStmt>(&S))
-      Note(St->getBuffer());
-    if (auto *Op = dyn_cast<OpStmt>(&S))
-      for (const OpOperand &O : Op->getOperands())
-        if (O.Kind == OperandKind::Region)
-          Note(O.R.Buf);
+    forEachDirectUse(S, Note);
     return Found;
   }
 

@@ -64,13 +64,7 @@ bool isFillOf(const Stmt &S, const BufferValue *C) {
 /// its nested statements included.
 void forEachValueIn(const Stmt &S, llvm::function_ref<void(const Value *)> Fn) {
   Stmt &M = const_cast<Stmt &>(S);
-  forEachExprSlot(M, [&](ExprPtr &E) { forEachUse(*E, Fn); });
-  if (const auto *St = dyn_cast<StoreStmt>(&S))
-    Fn(St->getBuffer());
-  if (const auto *Op = dyn_cast<OpStmt>(&S))
-    for (const OpOperand &O : Op->getOperands())
-      if (O.Kind == OperandKind::Region)
-        Fn(O.R.Buf);
+  forEachDirectUse(M, Fn);
   for (Block *N : getNestedBlocks(M))
     forEachUse(*N, Fn);
 }
