@@ -55,6 +55,7 @@ import os
 import re
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -163,12 +164,6 @@ def peers(args, gemm_sizes, add_n, copy_bytes, gemv_n, only=None):
 AB_ROWS = ("softmax", "layernorm", "gemv", "saxpy", "add", "memcpy")
 
 
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
-
-
 def ab_rounds(args, copy_exe, add_n, rows2, gemv_n, copy_bytes):
     """Per memory-bound row, args.ab_rounds interleaved rounds of the Tile
     kernel (or memcpy, for the memcpy row) and its peer; each side's
@@ -222,7 +217,7 @@ def ab_rounds(args, copy_exe, add_n, rows2, gemv_n, copy_bytes):
             row["b_gbs"].append(b())
         row["load_average_after"] = os.getloadavg()[0]
         row["ratios"] = [x / y for x, y in zip(row["a_gbs"], row["b_gbs"])]
-        row["median_ratio"] = median(row["ratios"])
+        row["median_ratio"] = statistics.median(row["ratios"])
         row["command"] = getattr(a, "command", "copy_bw %d %d %d (bench/cpu/copy_bw.c)" % (
             args.threads, copy_bytes // 2, args.reps))
         out.append(row)
@@ -241,7 +236,7 @@ def print_ab(args, ab):
         met = "-" if r["target"] is None else (
             "yes" if r["median_ratio"] >= r["target"] else "no")
         print("| %s | %.1f | %s | %.1f | %s | %.2fx | %s | %s | %.2f-%.2f |" % (
-            r["name"], median(r["a_gbs"]), r["peer"], median(r["b_gbs"]),
+            r["name"], statistics.median(r["a_gbs"]), r["peer"], statistics.median(r["b_gbs"]),
             " ".join("%.2f" % x for x in r["ratios"]), r["median_ratio"],
             "-" if r["target"] is None else ">= %.1fx" % r["target"], met,
             r["load_average"], r["load_average_after"]))
@@ -249,6 +244,12 @@ def print_ab(args, ab):
     print("A/B commands:")
     for r in ab:
         print("  " + r["command"])
+
+
+def write_json(args, results):
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1, default=str)
 
 
 def best(rounds, key):
@@ -353,9 +354,7 @@ def main():
                                                          info["load_average_after"]))
         print()
         print_ab(args, results["ab"])
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(results, f, indent=1, default=str)
+        write_json(args, results)
         return
 
     rounds = results["rounds"]
@@ -465,9 +464,7 @@ def main():
     if args.ab_rounds:
         print()
         print_ab(args, results["ab"])
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1, default=str)
+    write_json(args, results)
 
 
 if __name__ == "__main__":

@@ -186,8 +186,9 @@ def main():
             key = (path, entry, label)
             if key not in checked:
                 extra = entry_params(path, entry, params.get(label, []))
-                checked[key] = check(o, path, entry, dt, 1, H // HKV * 2, 2, 257, D, tmp, extra) \
-                    if HKV != H else check(o, path, entry, dt, 1, 2, 2, 257, D, tmp, extra)
+                # Two K/V heads, each with its group of query heads.
+                checked[key] = check(o, path, entry, dt, 1, H // HKV * 2 if HKV != H else 2,
+                                     2, 257, D, tmp, extra)
             dims = ["--dim", f"B={B}", "--dim", f"H={H}", "--dim", f"S={S}"]
             if "HKV" in open(path).read():
                 dims += ["--dim", f"HKV={HKV}"]

@@ -157,6 +157,14 @@ void tile::forEachUse(const Block &B,
   walkStmts(B, [&](const Stmt &S) { forEachDirectUse(const_cast<Stmt &>(S), Fn); });
 }
 
+void tile::forEachUse(const Stmt &S, llvm::function_ref<void(const Value *)> Fn) {
+  // Neither walk changes the statement.
+  Stmt &M = const_cast<Stmt &>(S);
+  forEachDirectUse(M, Fn);
+  for (Block *N : getNestedBlocks(M))
+    forEachUse(*N, Fn);
+}
+
 NameGenerator::NameGenerator(const Function &F) {
   for (const auto &P : F.getParams())
     Used.insert(P->getName());

@@ -48,8 +48,9 @@ void rewriteExpr(ExprPtr &Slot, llvm::function_ref<ExprPtr(ExprPtr)> Fn);
 void forEachDirectUse(Stmt &S, llvm::function_ref<void(const Value *)> Fn);
 
 /// Visits every value used (referenced, loaded, stored, named as a region)
-/// anywhere under \p B.
+/// anywhere under \p B, or by \p S and the statements nested in it.
 void forEachUse(const Block &B, llvm::function_ref<void(const Value *)> Fn);
+void forEachUse(const Stmt &S, llvm::function_ref<void(const Value *)> Fn);
 void forEachUse(const Expr &E, llvm::function_ref<void(const Value *)> Fn);
 
 /// Produces names not yet used in a function, for values passes create.

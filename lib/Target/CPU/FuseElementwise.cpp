@@ -179,9 +179,7 @@ private:
     auto Check = [&](const Value *V) {
       Found |= V->getKind() == Value::Kind::ThreadIdx;
     };
-    forEachExprSlot(S, [&](ExprPtr &E) { forEachUse(*E, Check); });
-    for (Block *N : getNestedBlocks(S))
-      forEachUse(*N, Check);
+    forEachUse(S, Check);
     return Found;
   }
 

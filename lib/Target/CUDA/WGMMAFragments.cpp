@@ -326,19 +326,11 @@ private:
     return true;
   }
 
-  /// Uses of \p B in \p S and the statements nested in it.
-  static unsigned countUses(Stmt &S, const BufferValue *B) {
+  /// Uses of \p B in \p X: a statement (its nested ones included) or an
+  /// expression.
+  template <typename T> static unsigned countUses(const T &X, const BufferValue *B) {
     unsigned N = 0;
-    auto Note = [&](const Value *V) { N += V == B; };
-    forEachDirectUse(S, Note);
-    for (Block *Nested : getNestedBlocks(S))
-      forEachUse(*Nested, Note);
-    return N;
-  }
-
-  static unsigned countUses(const Expr &E, const BufferValue *B) {
-    unsigned N = 0;
-    forEachUse(E, [&](const Value *V) { N += V == B; });
+    forEachUse(X, [&](const Value *V) { N += V == B; });
     return N;
   }
 

@@ -60,15 +60,6 @@ bool isFillOf(const Stmt &S, const BufferValue *C) {
          Op->getOperand("dst").R.Buf == C;
 }
 
-/// Every value \p S uses (referenced, loaded, stored, named as a region),
-/// its nested statements included.
-void forEachValueIn(const Stmt &S, llvm::function_ref<void(const Value *)> Fn) {
-  Stmt &M = const_cast<Stmt &>(S);
-  forEachDirectUse(M, Fn);
-  for (Block *N : getNestedBlocks(M))
-    forEachUse(*N, Fn);
-}
-
 /// What the warp-specialized kernel does with a statement of the top level.
 enum class TopRole {
   /// Every thread, before the roles split: allocations, lets before the K
@@ -149,7 +140,7 @@ classifyTopLevel(const KernelStmt &K, const GemmPlan &P,
       if (S.get() == &Setup || isa<AllocStmt>(S.get()) || IsEpilogue(*S))
         continue;
       bool Used = false;
-      forEachValueIn(*S, [&](const Value *V) { Used |= V == D; });
+      forEachUse(*S, [&](const Value *V) { Used |= V == D; });
       if (Used)
         return false;
     }
@@ -177,7 +168,7 @@ classifyTopLevel(const KernelStmt &K, const GemmPlan &P,
     }
     if (const BufferValue *D = SetupTarget(S); D && IsEpilogueInput(S, D)) {
       bool Late = false;
-      forEachValueIn(S, [&](const Value *V) { Late |= LetsAfterLoop.count(V) > 0; });
+      forEachUse(S, [&](const Value *V) { Late |= LetsAfterLoop.count(V) > 0; });
       if (Late) {
         Why = "the load of %" + D->getName().str() +
               ", which the epilogues read, uses a let after the K loop; it "
