@@ -10,14 +10,16 @@
 
 #include "tile/IR/IR.h"
 #include "tile/IR/Walk.h"
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace tile {
 
 /// Values that \p B defines (loop variables, lets, allocations), its
-/// nested blocks included.
-inline llvm::DenseSet<const Value *> definedIn(Block &B) {
-  llvm::DenseSet<const Value *> Out;
+/// nested blocks included, in the order the walk meets them: passes that
+/// rename them give the same names in every run (a set keyed by pointer
+/// would give an order that follows the heap's).
+inline llvm::SetVector<const Value *> definedIn(Block &B) {
+  llvm::SetVector<const Value *> Out;
   walkStmts(B, [&](Stmt &S) {
     if (auto *L = llvm::dyn_cast<LetStmt>(&S))
       Out.insert(L->getVar());

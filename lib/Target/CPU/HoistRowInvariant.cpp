@@ -97,7 +97,7 @@ private:
   /// Why the widening of the load \p Ld from a global tensor at a %v-free index
   /// cannot read a per-task array, or the empty string when it can.
   std::string reject(const LoadExpr &Ld,
-                     const llvm::DenseSet<const Value *> &Inner) {
+                     const llvm::SetVector<const Value *> &Inner) {
     const BufferValue *B = Ld.getBuffer();
     if (B->getRank() != 1 || !B->getStrides().empty())
       return "the tensor has " + std::to_string(B->getRank()) +
@@ -157,7 +157,7 @@ private:
   void visit(StmtPtr &Slot) {
     auto &L = *llvm::cast<ForStmt>(Slot.get());
     const Value *V = L.getDims()[0].Var.get();
-    llvm::DenseSet<const Value *> Inner = definedIn(L.getBodyMutable());
+    llvm::SetVector<const Value *> Inner = definedIn(L.getBodyMutable());
     // The tensors to convert, with the type each converts to.
     llvm::MapVector<BufferValue *, DType> Hoist;
     llvm::DenseMap<const BufferValue *, llvm::SMLoc> At;
@@ -265,7 +265,7 @@ private:
   /// Fresh names for the values that the copy \p L defines.
   void rename(Stmt &S) {
     auto &L = llvm::cast<ForStmt>(S);
-    llvm::DenseSet<const Value *> Defs = definedIn(L.getBodyMutable());
+    llvm::SetVector<const Value *> Defs = definedIn(L.getBodyMutable());
     for (const LoopDim &D : L.getDims())
       Defs.insert(D.Var.get());
     for (const Value *V : Defs)

@@ -186,7 +186,7 @@ private:
     if ((It != Work.end() && It->second.front().V != V) || !parallelExtent(P))
       return;
     const Value *J = P.getDims()[0].Var.get();
-    llvm::DenseSet<const Value *> Inner = definedIn(P.getBodyMutable());
+    llvm::SetVector<const Value *> Inner = definedIn(P.getBodyMutable());
     forEachLoad(P.getBodyMutable(), [&](const LoadExpr &Ld) {
       if (Ld.getBuffer() != Buf || !usesAny(Ld.getIndices(), V) ||
           !isContiguous(Ld.getIndices(), J))
