@@ -597,7 +597,7 @@ std::optional<LaneStep> matchLaneStep(llvm::Value *I, unsigned Opcode,
 void reduceLanesInTrees(llvm::Module &LM) {
   // The chain ends: steps whose element is v[n-1] of an n-lane float
   // vector.
-  std::vector<std::pair<llvm::Instruction *, LaneStep>> Ends;
+  std::vector<llvm::WeakTrackingVH> Ends;
   for (llvm::Function &F : LM)
     for (llvm::BasicBlock &BB : F)
       for (llvm::Instruction &I : BB) {
@@ -609,13 +609,21 @@ void reduceLanesInTrees(llvm::Module &LM) {
         auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(S->Elt->getVectorOperandType());
         uint64_t Lane = llvm::cast<llvm::ConstantInt>(S->Elt->getIndexOperand())->getZExtValue();
         if (VT && Lane >= 3 && Lane + 1 == VT->getNumElements())
-          Ends.push_back({&I, *S});
+          Ends.push_back(&I);
       }
-  for (auto &[End, EndStep] : Ends) {
+  for (llvm::WeakTrackingVH &Handle : Ends) {
+    // An end may have gone with an earlier chain's rewrite.
+    auto *End = llvm::dyn_cast_or_null<llvm::Instruction>(Handle);
+    if (!End)
+      continue;
     unsigned Opcode = End->getOpcode();
+    std::optional<LaneStep> EndStep =
+        matchLaneStep(End, Opcode, llvm::CmpInst::BAD_FCMP_PREDICATE);
+    if (!EndStep)
+      continue;
     llvm::CmpInst::Predicate Pred =
-        EndStep.Cmp ? EndStep.Cmp->getPredicate() : llvm::CmpInst::BAD_FCMP_PREDICATE;
-    llvm::Value *V = EndStep.Elt->getVectorOperand();
+        EndStep->Cmp ? EndStep->Cmp->getPredicate() : llvm::CmpInst::BAD_FCMP_PREDICATE;
+    llvm::Value *V = EndStep->Elt->getVectorOperand();
     auto *VT = llvm::cast<llvm::FixedVectorType>(V->getType());
     int64_t N = VT->getNumElements();
     // Walk back from lane n-1 to lane 0; each step but the last one used
