@@ -526,57 +526,169 @@ void dropFastExpClamps(llvm::Module &LM, const llvm::MCSubtargetInfo &STI) {
   }
 }
 
-/// Sums the lanes of a vector in a tree where the code adds them to a value
-/// one after another: `acc + v[0] + v[1] + ... + v[n-1]`, the last step of a
-/// fused reduction's partial results (cpu-fuse-elementwise folds whole
-/// vectors pairwise and leaves the last vector's lanes to this chain),
-/// becomes `acc + reduce.fadd(v)` with reassociation, which x86 codegen
-/// makes halvings of the vector (log2(n) shuffles and adds) instead of n
-/// dependent scalar adds and the n - 1 extracts before them: per row of a
-/// GEMV tile, as many instructions again as the tile's multiply-adds. The
-/// sum may differ from the in-order one by the rounding of a different
-/// order; a reduction's order is unspecified.
-void sumLanesInTrees(llvm::Module &LM) {
-  using namespace llvm::PatternMatch;
-  // The chain ends: fadds whose second operand is v[n-1] of an n-lane
-  // float vector.
-  std::vector<llvm::BinaryOperator *> Ends;
+/// One step `Prev op V[Lane]` of a chain that combines the lanes of a
+/// vector one after another: an fadd (the lane either side: InstCombine
+/// puts a constant start on the right of lane 0's add), or a compare and
+/// select `Prev P V[Lane] ? Prev : V[Lane]` for P ogt or olt (the max and
+/// min of cpu-fuse-elementwise's partial results, one vmaxps / vminps).
+struct LaneStep {
+  llvm::Value *Prev = nullptr;
+  llvm::ExtractElementInst *Elt = nullptr;
+  /// The compare of a select step; null for an fadd.
+  llvm::FCmpInst *Cmp = nullptr;
+};
+
+/// \p I as a step of a chain of \p Opcode (FAdd or Select; for Select,
+/// compares of predicate \p Pred when it is not BAD_FCMP_PREDICATE).
+std::optional<LaneStep> matchLaneStep(llvm::Value *I, unsigned Opcode,
+                                      llvm::CmpInst::Predicate Pred) {
+  auto *Inst = llvm::dyn_cast<llvm::Instruction>(I);
+  if (!Inst || Inst->getOpcode() != Opcode || !Inst->getType()->isFloatTy())
+    return std::nullopt;
+  LaneStep S;
+  if (Opcode == llvm::Instruction::FAdd) {
+    auto *E1 = llvm::dyn_cast<llvm::ExtractElementInst>(Inst->getOperand(1));
+    auto *E0 = llvm::dyn_cast<llvm::ExtractElementInst>(Inst->getOperand(0));
+    if (E1 && llvm::isa<llvm::ConstantInt>(E1->getIndexOperand())) {
+      S.Elt = E1;
+      S.Prev = Inst->getOperand(0);
+    } else if (E0 && llvm::isa<llvm::ConstantInt>(E0->getIndexOperand())) {
+      S.Elt = E0;
+      S.Prev = Inst->getOperand(1);
+    } else {
+      return std::nullopt;
+    }
+    return S;
+  }
+  auto *Sel = llvm::cast<llvm::SelectInst>(Inst);
+  auto *Cmp = llvm::dyn_cast<llvm::FCmpInst>(Sel->getCondition());
+  if (!Cmp || !Cmp->hasOneUse() || Cmp->getOperand(0) != Sel->getTrueValue() ||
+      Cmp->getOperand(1) != Sel->getFalseValue() ||
+      (Cmp->getPredicate() != llvm::CmpInst::FCMP_OGT &&
+       Cmp->getPredicate() != llvm::CmpInst::FCMP_OLT) ||
+      (Pred != llvm::CmpInst::BAD_FCMP_PREDICATE && Cmp->getPredicate() != Pred))
+    return std::nullopt;
+  S.Elt = llvm::dyn_cast<llvm::ExtractElementInst>(Sel->getFalseValue());
+  if (!S.Elt || !llvm::isa<llvm::ConstantInt>(S.Elt->getIndexOperand()))
+    return std::nullopt;
+  S.Prev = Sel->getTrueValue();
+  S.Cmp = Cmp;
+  return S;
+}
+
+/// Combines the lanes of a vector in a tree where the code combines them
+/// with a value one after another: `acc op v[0] op v[1] ... op v[n-1]`,
+/// the last step of a fused reduction's partial results
+/// (cpu-fuse-elementwise folds whole vectors pairwise and leaves the last
+/// vector's lanes to this chain). A sum becomes `acc + reduce.fadd(v)`
+/// with reassociation, which x86 codegen makes halvings of the vector
+/// (log2(n) shuffles and adds) instead of n dependent scalar adds and the
+/// n - 1 extracts before them: per row of a GEMV tile, as many
+/// instructions again as the tile's multiply-adds. The sum may differ
+/// from the in-order one by the rounding of a different order; a
+/// reduction's order is unspecified. A max or min (a compare and select
+/// per lane; the chain may start at lane 0 itself, InstCombine having
+/// folded the identity away) becomes the same compare and select on
+/// halves of the vector, log2(n) vmaxps instead of n dependent vmaxss,
+/// then `acc` against the result: softmax's exp of a tile waits for its
+/// maximum, so the chain's latency is paid once per tile. The result is
+/// the same value (the lanes of fused partial results are never NaN; with
+/// NaN lanes, which lane wins depends on the order in the chain too).
+void reduceLanesInTrees(llvm::Module &LM) {
+  // The chain ends: steps whose element is v[n-1] of an n-lane float
+  // vector.
+  std::vector<llvm::WeakTrackingVH> Ends;
   for (llvm::Function &F : LM)
     for (llvm::BasicBlock &BB : F)
       for (llvm::Instruction &I : BB) {
-        llvm::Value *V;
-        uint64_t Lane;
-        if (I.getOpcode() == llvm::Instruction::FAdd && I.getType()->isFloatTy() &&
-            match(I.getOperand(1), m_ExtractElt(m_Value(V), m_ConstantInt(Lane))) &&
-            Lane + 1 == llvm::cast<llvm::FixedVectorType>(V->getType())->getNumElements() &&
-            Lane >= 3)
-          Ends.push_back(llvm::cast<llvm::BinaryOperator>(&I));
+        std::optional<LaneStep> S;
+        if (I.getOpcode() == llvm::Instruction::FAdd || I.getOpcode() == llvm::Instruction::Select)
+          S = matchLaneStep(&I, I.getOpcode(), llvm::CmpInst::BAD_FCMP_PREDICATE);
+        if (!S)
+          continue;
+        auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(S->Elt->getVectorOperandType());
+        uint64_t Lane = llvm::cast<llvm::ConstantInt>(S->Elt->getIndexOperand())->getZExtValue();
+        if (VT && Lane >= 3 && Lane + 1 == VT->getNumElements())
+          Ends.push_back(&I);
       }
-  for (llvm::BinaryOperator *End : Ends) {
-    llvm::Value *V = llvm::cast<llvm::ExtractElementInst>(End->getOperand(1))->getVectorOperand();
+  for (llvm::WeakTrackingVH &Handle : Ends) {
+    // An end may have gone with an earlier chain's rewrite.
+    auto *End = llvm::dyn_cast_or_null<llvm::Instruction>(Handle);
+    if (!End)
+      continue;
+    unsigned Opcode = End->getOpcode();
+    std::optional<LaneStep> EndStep =
+        matchLaneStep(End, Opcode, llvm::CmpInst::BAD_FCMP_PREDICATE);
+    if (!EndStep)
+      continue;
+    llvm::CmpInst::Predicate Pred =
+        EndStep->Cmp ? EndStep->Cmp->getPredicate() : llvm::CmpInst::BAD_FCMP_PREDICATE;
+    llvm::Value *V = EndStep->Elt->getVectorOperand();
     auto *VT = llvm::cast<llvm::FixedVectorType>(V->getType());
-    // Walk back from lane n-1 to lane 0; every step but the last one
-    // used only by the next.
+    int64_t N = VT->getNumElements();
+    // Walk back from lane n-1 to lane 0; each step but the last one used
+    // only by the next (a select step by the next compare and select).
+    auto IsLane = [&](llvm::Value *X, int64_t L) {
+      auto *E = llvm::dyn_cast<llvm::ExtractElementInst>(X);
+      auto *C = E ? llvm::dyn_cast<llvm::ConstantInt>(E->getIndexOperand()) : nullptr;
+      return C && E->getVectorOperand() == V && C->getSExtValue() == L;
+    };
     llvm::Value *Cur = End;
+    llvm::Instruction *Next = nullptr;
     llvm::Value *Start = nullptr;
-    for (int64_t L = VT->getNumElements() - 1; L >= 0; --L) {
-      auto *Add = llvm::dyn_cast<llvm::BinaryOperator>(Cur);
-      if (!Add || Add->getOpcode() != llvm::Instruction::FAdd ||
-          (Add != End && !Add->hasOneUse()) ||
-          !match(Add->getOperand(1), m_ExtractElt(m_Specific(V), m_SpecificInt(L)))) {
+    bool Ok = true;
+    for (int64_t L = N - 1; L >= 0 && Ok; --L) {
+      if (L == 0 && IsLane(Cur, 0)) { // the chain starts at lane 0
         Start = nullptr;
         break;
       }
-      Cur = Start = Add->getOperand(0);
+      std::optional<LaneStep> S = matchLaneStep(Cur, Opcode, Pred);
+      auto *CurI = llvm::dyn_cast<llvm::Instruction>(Cur);
+      if (!S || !IsLane(S->Elt, L) || CurI->getParent() != End->getParent()) {
+        Ok = false;
+        break;
+      }
+      if (Next && Opcode == llvm::Instruction::Select) {
+        llvm::Value *NextCmp = llvm::cast<llvm::SelectInst>(Next)->getCondition();
+        Ok = llvm::all_of(CurI->users(), [&](llvm::User *U) { return U == Next || U == NextCmp; });
+      } else if (Next && !CurI->hasOneUse()) {
+        Ok = false;
+      }
+      Next = CurI;
+      Cur = Start = S->Prev;
     }
-    if (!Start)
+    if (!Ok)
       continue;
     llvm::IRBuilder<> B(End);
-    llvm::FastMathFlags FMF;
-    FMF.setAllowReassoc();
-    B.setFastMathFlags(FMF);
-    llvm::Value *Sum = B.CreateFAddReduce(Start, V);
-    End->replaceAllUsesWith(Sum);
+    llvm::Value *R;
+    if (Opcode == llvm::Instruction::FAdd) {
+      llvm::FastMathFlags FMF;
+      FMF.setAllowReassoc();
+      B.setFastMathFlags(FMF);
+      R = B.CreateFAddReduce(Start ? Start : llvm::ConstantFP::getNegativeZero(B.getFloatTy()), V);
+    } else {
+      if (!llvm::isPowerOf2_64(N))
+        continue;
+      // Halves while two or more lanes are left, then lane 0 against
+      // lane 1.
+      llvm::Value *W = V;
+      for (int64_t H = N / 2; H >= 2; H /= 2) {
+        llvm::SmallVector<int, 16> LoM, HiM;
+        for (int64_t I = 0; I != H; ++I) {
+          LoM.push_back(I);
+          HiM.push_back(I + H);
+        }
+        llvm::Value *Lo = B.CreateShuffleVector(W, LoM);
+        llvm::Value *Hi = B.CreateShuffleVector(W, HiM);
+        W = B.CreateSelect(B.CreateFCmp(Pred, Lo, Hi), Lo, Hi);
+      }
+      llvm::Value *L0 = B.CreateExtractElement(W, uint64_t(0));
+      llvm::Value *L1 = B.CreateExtractElement(W, uint64_t(1));
+      R = B.CreateSelect(B.CreateFCmp(Pred, L0, L1), L0, L1);
+      if (Start)
+        R = B.CreateSelect(B.CreateFCmp(Pred, Start, R), Start, R);
+    }
+    End->replaceAllUsesWith(R);
     llvm::RecursivelyDeleteTriviallyDeadInstructions(End);
   }
 }
@@ -612,7 +724,7 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
   optimizeModule(LM, TM, &Libraries, Pipeline);
   scaleByFloatExponents(LM, *TM.getMCSubtargetInfo());
   dropFastExpClamps(LM, *TM.getMCSubtargetInfo());
-  sumLanesInTrees(LM);
+  reduceLanesInTrees(LM);
   Phases.done("llvm-opt");
   if (callsVectorFunctions(LM))
     Notes[KernelArtifact::kSharedLibrariesNote] = VM.getLibrary().str();

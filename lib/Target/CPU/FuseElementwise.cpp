@@ -1116,8 +1116,8 @@ private:
     Inner.push_back(store(Acc, {}, Clear ? identity(Kind, Ty) : ex::load(Dst, std::move(DI2))));
     // Whole vectors of partial results fold pairwise onto the lower half
     // while more than one vector is left (as vector adds); the last
-    // vector's lanes then join the result in order (a sum's chain becomes
-    // halvings of the vector in the CPU codegen: sumLanesInTrees). A chain of L scalar
+    // vector's lanes then join the result in order (the chain becomes
+    // halvings of the vector in the CPU codegen: reduceLanesInTrees). A chain of L scalar
     // adds would take about as long as the nest itself for a tile of a
     // few vectors per lane. (Folding the last vector in halves as well
     // left LLVM storing it to the stack and reading back parts of it, which
