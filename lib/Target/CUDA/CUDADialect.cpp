@@ -437,6 +437,60 @@ bool verifyCUDACpAsyncWaitOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return false;
 }
 
+bool verifyCUDAStoreIfOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  const Region &S = Op.getOperand("src").R;
+  int64_t W = 1;
+  if (!S.isWholeBuffer() && S.Indices.back().Extent)
+    W = S.Indices.back().Extent->getConstInt().value_or(0);
+  bool OK = true;
+  if (W != 1 && W != 2) {
+    Diag.error(Op.getOperand("src").getLoc(),
+               "'cuda.store_if' stores one element or a pair: operand 'src' "
+               "needs an extent of 1 or 2");
+    OK = false;
+  } else {
+    OK &= expectLanes(Op, "src", W, Diag);
+  }
+  OK &= expectScope(Op, "dst", {MemScope::Global}, "a global tensor", Diag);
+  if (int64_t Off = Op.getAttrOrDefault("offset").getInt(); Off < 0) {
+    Diag.error(Op.getLoc(), "'cuda.store_if' offset must be 0 or more, not " +
+                                std::to_string(Off));
+    OK = false;
+  }
+  DType ST = S.Buf->getDType(), DT = Op.getOperand("dst").R.Buf->getDType();
+  if (!isFloat(ST) || !isFloat(DT)) {
+    Diag.error(Op.getLoc(), "'cuda.store_if' converts between float dtypes, not " +
+                                getDTypeName(ST) + " to " + getDTypeName(DT));
+    OK = false;
+  }
+  return OK;
+}
+
+bool verifyCUDAAlignedOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  const OpOperand &T = Op.getOperand("tensor");
+  bool OK = expectScope(Op, "tensor", {MemScope::Global}, "a global tensor", Diag);
+  if (OK && !T.R.isWholeBuffer()) {
+    Diag.error(T.getLoc(), "'cuda.aligned' operand 'tensor' must name a whole tensor");
+    OK = false;
+  }
+  int64_t Bytes = Op.getAttrOrDefault("bytes").getInt();
+  if (Bytes < 2 || Bytes > 256 || (Bytes & (Bytes - 1)) != 0) {
+    Diag.error(Op.getLoc(), "'cuda.aligned' tests an alignment that is a power of "
+                            "two from 2 to 256 bytes, not " +
+                                std::to_string(Bytes));
+    OK = false;
+  }
+  OK &= expectScope(Op, "dst", {MemScope::Local}, "a local array", Diag);
+  if (OK && !isInteger(Op.getOperand("dst").R.Buf->getDType())) {
+    Diag.error(Op.getOperand("dst").getLoc(),
+               "'cuda.aligned' writes an integer flag, but %" +
+                   Op.getOperand("dst").R.Buf->getName() + " is " +
+                   getDTypeName(Op.getOperand("dst").R.Buf->getDType()));
+    OK = false;
+  }
+  return OK && expectElement(Op, "dst", Diag);
+}
+
 bool verifyCUDAStorePairOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   bool OK = expectLanes(Op, "src", 2, Diag);
   OK &= expectScope(Op, "dst", {MemScope::Global, MemScope::Shared, MemScope::Local},

@@ -222,6 +222,50 @@ def CUDATmaReadyOp : CUDAOp<"tma_ready"> {
   let Writes = ["dst"];
 }
 
+def CUDAStoreIfOp : CUDAOp<"store_if"> {
+  let Summary = "Store one element or a pair where a condition holds: one predicated store, no branch";
+  let Description = [{
+    Per-thread code. Where %pred is nonzero, converts %src's elements (one,
+    or two with an extent of 2) to the dtype of the global tensor %dst and
+    stores them at %dst (a pair: there and at the next element) with one
+    predicated st.global, a vector store for a pair; elsewhere it stores
+    nothing. With `offset`, the elements stored are that many past %dst
+    along its last dimension, an immediate offset of the PTX store: the
+    stores of an unrolled row share one address register. A pair's
+    address must be aligned to the pair's size, which the
+    code that emits the op proves (an even element offset in rows of even
+    length from a start that cuda.aligned tested). Unlike an `if` around a
+    store, the op makes no branch: a fully unrolled guarded epilogue stays
+    one basic block, which ptxas compiles in much less time than one
+    block per store.
+  }];
+  let Example = "cuda.store_if %acc[4 : 2] -> %C[%row, %col], %row < M && %col + 8 < N {offset = 8}";
+  let Arguments = (ins Region:$src, Region:$dst, Expr:$pred,
+                   IntAttr<"0", "elements past %dst along its last dimension, 0 or more">:$offset);
+  let Format = "$src `->` $dst `,` $pred attr-dict";
+  let Verifier = "verifyCUDAStoreIfOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
+def CUDAAlignedOp : CUDAOp<"aligned"> {
+  let Summary = "Whether a global tensor's data starts at a multiple of some bytes";
+  let Description = [{
+    Per-thread code. Writes 1 to the local %dst when the data of the
+    global tensor %tensor starts at a multiple of `bytes` (a power of two),
+    else 0: one test before many accesses whose offsets are known to keep
+    that alignment (a pair's cuda.store_if), in place of one test per
+    access.
+  }];
+  let Example = "cuda.aligned %C -> %ok[0] {bytes = 4}";
+  let Arguments = (ins Region:$tensor, Region:$dst,
+                   IntAttr<"", "the alignment tested, a power of two from 2 to 256">:$bytes);
+  let Format = "$tensor `->` $dst attr-dict";
+  let Verifier = "verifyCUDAAlignedOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
 def CUDALdgstsArriveOp : CUDAOp<"ldgsts_arrive"> {
   let Summary = "Arrive on an mbarrier once this thread's cp.async copies land (cp.async.mbarrier.arrive.noinc)";
   let Description = [{

@@ -14,6 +14,7 @@
 
 #include "NVPTXTensorCoreOps.h"
 #include "tile/CodeGen/LLVMCodeGen.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 
 namespace tile {
@@ -21,7 +22,8 @@ namespace tile {
 bool isNVPTXTensorCoreOp(llvm::StringRef Name) {
   return Name == "cuda.ldmatrix" || Name == "cuda.mma_sync" ||
          Name == "cuda.cp_async" || Name == "cuda.cp_async_commit" ||
-         Name == "cuda.cp_async_wait" || Name == "cuda.store_pair";
+         Name == "cuda.cp_async_wait" || Name == "cuda.store_pair" ||
+         Name == "cuda.aligned" || Name == "cuda.store_if";
 }
 
 namespace {
@@ -222,6 +224,80 @@ void emitStorePair(llvm::IRBuilder<> &B, const OpStmt &Op,
       });
 }
 
+/// The extent of \p Op's operand \p Name in its last dimension (1 when the
+/// operand names one element).
+int64_t lastExtent(const OpStmt &Op, llvm::StringRef Name) {
+  const Region &R = Op.getOperand(Name).R;
+  if (R.isWholeBuffer() || !R.Indices.back().Extent)
+    return 1;
+  return R.Indices.back().Extent->getConstInt().value_or(1);
+}
+
+/// cuda.store_if: the converted element or pair as one 16-, 32- or 64-bit
+/// value (a pair of 32-bit elements: two), stored by a predicated
+/// st.global in inline asm (the predicate an i1 operand, constraint "b"),
+/// so that the guard is no branch.
+void emitStoreIf(llvm::IRBuilder<> &B, const OpStmt &Op,
+                 llvm::ArrayRef<llvm::Value *> Operands) {
+  llvm::LLVMContext &Ctx = B.getContext();
+  DType ST = Op.getOperand("src").R.Buf->getDType(),
+        DT = Op.getOperand("dst").R.Buf->getDType();
+  llvm::Type *SrcTy = getLLVMMemType(Ctx, ST), *DstTy = getLLVMMemType(Ctx, DT);
+  const llvm::DataLayout &DL = B.GetInsertBlock()->getModule()->getDataLayout();
+  unsigned Bits = unsigned(DL.getTypeAllocSize(DstTy).getFixedValue() * 8);
+  int64_t W = lastExtent(Op, "src");
+  llvm::SmallVector<llvm::Value *, 2> Vals;
+  for (int64_t I = 0; I != W; ++I) {
+    llvm::Value *V = B.CreateAlignedLoad(
+        SrcTy, B.CreateConstInBoundsGEP1_64(SrcTy, Operands[0], I),
+        DL.getABITypeAlign(SrcTy));
+    if (SrcTy != DstTy)
+      V = B.CreateFPCast(V, DstTy);
+    Vals.push_back(V);
+  }
+  // A pair of 16-bit elements is one 32-bit value (one packed conversion).
+  if (W == 2 && Bits == 16) {
+    llvm::Value *Vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(DstTy, 2));
+    for (unsigned I = 0; I != 2; ++I)
+      Vec = B.CreateInsertElement(Vec, Vals[I], I);
+    Vals.assign(1, Vec);
+    Bits = 32;
+  }
+  llvm::Type *IntTy = B.getIntNTy(Bits);
+  llvm::Value *Pred = Operands[2];
+  if (!Pred->getType()->isIntegerTy(1))
+    Pred = B.CreateICmpNE(Pred, llvm::Constant::getNullValue(Pred->getType()));
+  llvm::Value *Dst = Operands[1];
+  if (Dst->getType()->getPointerAddressSpace() != 1)
+    Dst = B.CreateAddrSpaceCast(Dst, llvm::PointerType::get(Ctx, 1));
+  // `offset` is the store's immediate: the stores of one row share the
+  // address (one value, not one getelementptr per store, on which NVPTX's
+  // straight-line strength reduction spends time quadratic in their
+  // number in one basic block).
+  int64_t OffBytes = Op.getAttrOrDefault("offset").getInt() *
+                     int64_t(DL.getTypeAllocSize(DstTy).getFixedValue());
+  llvm::SmallVector<llvm::Value *, 4> Args = {B.CreatePtrToInt(Dst, B.getInt64Ty()),
+                                              Pred};
+  std::string Ty = "b" + std::to_string(Bits);
+  const char *Reg = Bits == 16 ? "h" : Bits == 32 ? "r" : "l";
+  std::string Data = Vals.size() == 1 ? "$2" : "{$2, $3}";
+  std::string Cons = "l,b";
+  for (llvm::Value *V : Vals) {
+    Args.push_back(B.CreateBitCast(V, IntTy));
+    Cons += std::string(",") + Reg;
+  }
+  Cons += ",~{memory}";
+  std::string Asm = "@$1 st.global" +
+                    std::string(Vals.size() == 2 ? ".v2." : ".") + Ty + " [$0" +
+                    (OffBytes ? "+" + std::to_string(OffBytes) : std::string()) + "], " +
+                    Data + ";";
+  llvm::SmallVector<llvm::Type *, 4> Tys;
+  for (llvm::Value *A : Args)
+    Tys.push_back(A->getType());
+  auto *FT = llvm::FunctionType::get(B.getVoidTy(), Tys, false);
+  B.CreateCall(FT, llvm::InlineAsm::get(FT, Asm, Cons, /*hasSideEffects=*/true), Args);
+}
+
 } // namespace
 
 llvm::Error emitNVPTXTensorCoreOp(llvm::IRBuilder<> &B, const OpStmt &Op,
@@ -240,6 +316,15 @@ llvm::Error emitNVPTXTensorCoreOp(llvm::IRBuilder<> &B, const OpStmt &Op,
                   {B.getInt32(Op.getAttrOrDefault("pending").getInt())});
   else if (Name == "cuda.store_pair")
     emitStorePair(B, Op, Operands);
+  else if (Name == "cuda.store_if")
+    emitStoreIf(B, Op, Operands);
+  else if (Name == "cuda.aligned") {
+    // The tensor's data starts at a multiple of `bytes`.
+    llvm::Value *Ok =
+        isAligned(B, Operands[0], uint64_t(Op.getAttrOrDefault("bytes").getInt()));
+    llvm::Type *Ty = getLLVMMemType(B.getContext(), Op.getOperand("dst").R.Buf->getDType());
+    B.CreateStore(B.CreateZExt(Ok, Ty), Operands[1]);
+  }
   else
     return llvm::createStringError("'" + Name + "' is not a tensor-core op");
   return llvm::Error::success();

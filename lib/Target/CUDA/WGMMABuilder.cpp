@@ -610,7 +610,7 @@ WGMMABuilder::Stmts WGMMABuilder::lowerFill(const OpStmt &Op, BufferValue *Frag,
 
 WGMMABuilder::Stmts WGMMABuilder::lowerCopyOut(const OpStmt &Op, BufferValue *Frag, int64_t MT,
                                  int64_t NInst, int64_t NI,
-                                 std::pair<unsigned, unsigned> Dims) {
+                                 std::pair<unsigned, unsigned> Dims, bool Predicated) {
   const Region &Dst = Op.getOperand("dst").R;
   unsigned RowDim = Dims.first, ColDim = Dims.second;
   unsigned Rank = Dst.Buf->getRank();
@@ -625,92 +625,180 @@ WGMMABuilder::Stmts WGMMABuilder::lowerCopyOut(const OpStmt &Op, BufferValue *Fr
   Value *WG = let(Body, "wg", div(ref(Tid), WarpgroupSize));
   Value *Warp = let(Body, "warp", div(rem(ref(Tid), WarpgroupSize), 32));
   Value *Lane = let(Body, "lane", rem(ref(Tid), 32));
+  // A pair of locals is stored with one vector store where the pair's
+  // first column is even in a row of even length (so that both elements
+  // are in range when the first one is) and, in global memory, the
+  // tensor's data starts at a multiple of the pair's size, tested once
+  // (cuda.aligned) rather than at every store.
   Value *PairOK = nullptr;
-  if (Pairs)
-    PairOK = let(Body, "pair_ok",
-                 ex::land(ex::binary(BinaryOp::Eq, rem(Offset(ColDim), 2), lit(0)),
-                          ex::binary(BinaryOp::Eq,
-                                     rem(Dst.Buf->getShape()[ColDim]->clone(), 2),
-                                     lit(0))));
-  Body.push_back(unroll("mt", MT, [&](Value *MTV) {
-    Stmts ML;
-    Value *Row0 = let(ML, "row0",
-                      add(mul(add(mul(ref(WG), MT), ref(MTV)), InstM),
-                          add(mul(ref(Warp), 16), div(ref(Lane), 4))));
-    ML.push_back(unroll("ni", NI, [&](Value *NIV) {
-      Stmts NL;
-      Value *Col0 = let(NL, "col0", add(mul(ref(NIV), NInst), mul(rem(ref(Lane), 4), 2)));
-      // Pair j: locals 2j, 2j + 1 at (row0 + (j % 2) * 8,
-      // col0 + (j / 2) * 8 + 0, 1).
-      NL.push_back(unroll("j", NInst / 4, [&](Value *J) {
-        Stmts L;
-        Value *Row = let(L, "row", add(ref(Row0), mul(rem(ref(J), 2), 8)));
-        Value *Col = let(L, "col", add(ref(Col0), mul(div(ref(J), 2), 8)));
-        Value *E = let(L, "e", add(mul(add(mul(ref(MTV), NI), ref(NIV)), NInst / 2),
-                                   mul(ref(J), 2)));
-        // The index of element (row, col + Dc) in X, and whether it is
-        // inside X.
-        auto Index = [&](int64_t Dc, ExprPtr &InRange) {
-          std::vector<ExprPtr> Idx;
-          for (unsigned D = 0; D != Rank; ++D) {
-            ExprPtr X = Offset(D);
-            if (D == RowDim)
-              X = add(std::move(X), ref(Row));
-            else if (D == ColDim)
-              X = add(add(std::move(X), ref(Col)), lit(Dc));
-            if (Global) {
-              InRange = ex::land(std::move(InRange), ex::ge(X->clone(), lit(0)));
-              InRange = ex::land(std::move(InRange),
-                                 ex::lt(X->clone(), Dst.Buf->getShape()[D]->clone()));
-            }
-            Idx.push_back(std::move(X));
-          }
-          return Idx;
-        };
-        Stmts Two;
-        for (int64_t Dc : {0, 1}) {
-          ExprPtr In;
-          std::vector<ExprPtr> Idx = Index(Dc, In);
-          std::vector<ExprPtr> AccIdx;
-          AccIdx.push_back(add(ref(E), lit(Dc)));
-          StmtPtr St = std::make_unique<StoreStmt>(
-              Dst.Buf, std::move(Idx),
-              ex::castTo(ex::load(Frag, std::move(AccIdx)), Dst.Buf->getDType()));
-          if (In) {
-            Stmts G;
-            G.push_back(std::move(St));
-            Two.push_back(ifThen(std::move(In), std::move(G)));
-          } else {
-            Two.push_back(std::move(St));
-          }
-        }
-        if (!Pairs) {
-          for (StmtPtr &X : Two)
-            L.push_back(std::move(X));
+  if (Pairs) {
+    ExprPtr Even = ex::land(ex::binary(BinaryOp::Eq, rem(Offset(ColDim), 2), lit(0)),
+                            ex::binary(BinaryOp::Eq,
+                                       rem(Dst.Buf->getShape()[ColDim]->clone(), 2),
+                                       lit(0)));
+    if (Global && Predicated) {
+      BufferValue *Ok = nullptr;
+      Body.push_back(allocLocal("pair_aligned", DType::I32, 1, Ok));
+      std::vector<OpOperand> Operands;
+      Operands.push_back(regionOperand(Dst.Buf, {}));
+      std::vector<ExprPtr> Idx;
+      Idx.push_back(lit(0));
+      Operands.push_back(regionOperand(Ok, std::move(Idx)));
+      AttributeList Attrs;
+      Attrs.set("bytes", Attribute::getInt(2 * getDTypeBytes(Dst.Buf->getDType())));
+      Body.push_back(op("cuda.aligned", std::move(Operands), std::move(Attrs),
+                        Op.getLoc()));
+      std::vector<ExprPtr> OkIdx;
+      OkIdx.push_back(lit(0));
+      Even = ex::land(std::move(Even),
+                      ex::binary(BinaryOp::Ne, ex::load(Ok, std::move(OkIdx)), lit(0)));
+    }
+    PairOK = let(Body, "pair_ok", std::move(Even));
+  }
+  // Calls Fn(L, row, col, e) for each pair j of locals 2j, 2j + 1 at
+  // (row0 + (j % 2) * 8, col0 + (j / 2) * 8 + 0, 1), unrolled.
+  auto EachPair = [&](llvm::function_ref<void(Stmts &, Value *, Value *, Value *)> Fn) {
+    return unroll("mt", MT, [&](Value *MTV) {
+      Stmts ML;
+      Value *Row0 = let(ML, "row0",
+                        add(mul(add(mul(ref(WG), MT), ref(MTV)), InstM),
+                            add(mul(ref(Warp), 16), div(ref(Lane), 4))));
+      ML.push_back(unroll("ni", NI, [&](Value *NIV) {
+        Stmts NL;
+        Value *Col0 = let(NL, "col0", add(mul(ref(NIV), NInst), mul(rem(ref(Lane), 4), 2)));
+        NL.push_back(unroll("j", NInst / 4, [&](Value *J) {
+          Stmts L;
+          Value *Row = let(L, "row", add(ref(Row0), mul(rem(ref(J), 2), 8)));
+          Value *Col = let(L, "col", add(ref(Col0), mul(div(ref(J), 2), 8)));
+          Value *E = let(L, "e", add(mul(add(mul(ref(MTV), NI), ref(NIV)), NInst / 2),
+                                     mul(ref(J), 2)));
+          Fn(L, Row, Col, E);
           return L;
+        }));
+        return NL;
+      }));
+      return ML;
+    });
+  };
+  // The index of element (row, col + Dc) in X, and whether it is inside X.
+  auto Index = [&](Value *Row, Value *Col, int64_t Dc, ExprPtr &InRange) {
+    std::vector<ExprPtr> Idx;
+    for (unsigned D = 0; D != Rank; ++D) {
+      ExprPtr X = Offset(D);
+      if (D == RowDim)
+        X = add(std::move(X), ref(Row));
+      else if (D == ColDim)
+        X = add(add(std::move(X), ref(Col)), lit(Dc));
+      if (Global) {
+        InRange = ex::land(std::move(InRange), ex::ge(X->clone(), lit(0)));
+        InRange = ex::land(std::move(InRange),
+                           ex::lt(X->clone(), Dst.Buf->getShape()[D]->clone()));
+      }
+      Idx.push_back(std::move(X));
+    }
+    return Idx;
+  };
+  // Element stores, each inside X.
+  auto Elements = [&](Stmts &L, Value *Row, Value *Col, Value *E) {
+    for (int64_t Dc : {0, 1}) {
+      ExprPtr In;
+      std::vector<ExprPtr> Idx = Index(Row, Col, Dc, In);
+      std::vector<ExprPtr> AccIdx;
+      AccIdx.push_back(add(ref(E), lit(Dc)));
+      StmtPtr St = std::make_unique<StoreStmt>(
+          Dst.Buf, std::move(Idx),
+          ex::castTo(ex::load(Frag, std::move(AccIdx)), Dst.Buf->getDType()));
+      if (In) {
+        Stmts G;
+        G.push_back(std::move(St));
+        L.push_back(ifThen(std::move(In), std::move(G)));
+      } else {
+        L.push_back(std::move(St));
+      }
+    }
+  };
+  auto PairStore = [&](Value *Row, Value *Col, Value *E, ExprPtr &In) {
+    std::vector<ExprPtr> AccIdx;
+    AccIdx.push_back(ref(E));
+    std::vector<OpOperand> Operands;
+    Operands.push_back(regionOperand(Frag, std::move(AccIdx), {2}));
+    Operands.push_back(regionOperand(Dst.Buf, Index(Row, Col, 0, In)));
+    return op("cuda.store_pair", std::move(Operands), AttributeList(), Op.getLoc());
+  };
+  // The epilogue of a global tensor, unrolled here rather than by an
+  // `unroll` loop so that each store's column offset from col0 is a
+  // constant: cuda.store_if of the W locals from e + Dc at (row, col0 + D)
+  // for D = (j / 2) * 8 + Dc, where that element is inside X, with D as
+  // the store's immediate offset (the stores of a row share one address).
+  auto EachStoreIf = [&](int64_t W) {
+    return unroll("mt", MT, [&](Value *MTV) {
+      Stmts ML;
+      Value *Row0 = let(ML, "row0",
+                        add(mul(add(mul(ref(WG), MT), ref(MTV)), InstM),
+                            add(mul(ref(Warp), 16), div(ref(Lane), 4))));
+      Value *Row8 = let(ML, "row8", add(ref(Row0), 8));
+      ML.push_back(unroll("ni", NI, [&](Value *NIV) {
+        Stmts L;
+        Value *Col0 = let(L, "col0", add(mul(ref(NIV), NInst), mul(rem(ref(Lane), 4), 2)));
+        Value *E0 = let(L, "e0", mul(add(mul(ref(MTV), NI), ref(NIV)), NInst / 2));
+        for (int64_t J = 0; J != NInst / 4; ++J) {
+          Value *Row = J % 2 ? Row8 : Row0;
+          for (int64_t Dc = 0; Dc < 2; Dc += W) {
+            int64_t D = (J / 2) * 8 + Dc;
+            ExprPtr In, Unused;
+            Index(Row, Col0, D, In);
+            std::vector<ExprPtr> AccIdx;
+            AccIdx.push_back(add(ref(E0), lit(2 * J + Dc)));
+            std::vector<OpOperand> Operands;
+            Operands.push_back(W == 1 ? regionOperand(Frag, std::move(AccIdx))
+                                      : regionOperand(Frag, std::move(AccIdx), {W}));
+            Operands.push_back(regionOperand(Dst.Buf, Index(Row, Col0, 0, Unused)));
+            Operands.push_back(exprOperand(std::move(In)));
+            AttributeList Attrs;
+            if (D)
+              Attrs.set("offset", Attribute::getInt(D));
+            L.push_back(op("cuda.store_if", std::move(Operands), std::move(Attrs),
+                           Op.getLoc()));
+          }
         }
-        ExprPtr In0, In1;
-        std::vector<ExprPtr> I0 = Index(0, In0);
-        Index(1, In1);
-        ExprPtr Cond = ref(PairOK);
-        if (In0)
-          Cond = ex::land(ex::land(std::move(Cond), std::move(In0)), std::move(In1));
-        std::vector<ExprPtr> AccIdx;
-        AccIdx.push_back(ref(E));
-        std::vector<OpOperand> Operands;
-        Operands.push_back(regionOperand(Frag, std::move(AccIdx), {2}));
-        Operands.push_back(regionOperand(Dst.Buf, std::move(I0)));
-        Stmts Pair;
-        Pair.push_back(op("cuda.store_pair", std::move(Operands), AttributeList(),
-                          Op.getLoc()));
-        L.push_back(std::make_unique<IfStmt>(std::move(Cond),
-                                             block(std::move(Pair)), block(std::move(Two))));
         return L;
       }));
-      return NL;
+      return ML;
+    });
+  };
+  if (!Pairs) {
+    Body.push_back(EachPair(Elements));
+  } else if (Global && Predicated) {
+    // Under pair_ok the second element is in range where the first is;
+    // otherwise every element is stored alone. Two sides rather than a
+    // choice per pair, and predicated stores (cuda.store_if) rather than
+    // a branch per store, keep the epilogue's code small and nearly
+    // branch-free: ptxas's time on a 128x128 tile's epilogue was most of
+    // its time on the GEMM (docs/Targets.md).
+    Stmts Paired;
+    Paired.push_back(EachStoreIf(2));
+    Stmts Single;
+    Single.push_back(EachStoreIf(1));
+    Body.push_back(std::make_unique<IfStmt>(ref(PairOK), block(std::move(Paired)),
+                                            block(std::move(Single))));
+  } else {
+    // Per pair: one cuda.store_pair where pair_ok holds and both elements
+    // are inside X, else the elements alone.
+    Body.push_back(EachPair([&](Stmts &L, Value *Row, Value *Col, Value *E) {
+      Stmts Two;
+      Elements(Two, Row, Col, E);
+      ExprPtr In0, In1;
+      StmtPtr St = PairStore(Row, Col, E, In0);
+      Index(Row, Col, 1, In1);
+      ExprPtr Cond = ref(PairOK);
+      if (In0)
+        Cond = ex::land(ex::land(std::move(Cond), std::move(In0)), std::move(In1));
+      Stmts Pair;
+      Pair.push_back(std::move(St));
+      L.push_back(std::make_unique<IfStmt>(std::move(Cond), block(std::move(Pair)),
+                                           block(std::move(Two))));
     }));
-    return ML;
-  }));
+  }
   Stmts Out;
   Out.push_back(perThread(std::move(Body)));
   if (Dst.Buf->getScope() == MemScope::Shared)

@@ -183,10 +183,17 @@ protected:
   /// guarded when X is global. Locals 2j and 2j + 1 are adjacent columns of
   /// one row: where X's rows are contiguous and the pair is aligned (even
   /// column offset and row length) and inside X, one cuda.store_pair.
-  /// \p Dims are X's dimensions of F's rows and columns.
+  /// \p Dims are X's dimensions of F's rows and columns. With
+  /// \p Predicated and X global, the choice is made once for the whole
+  /// fragment instead (cuda.aligned of X's start, even offset and row
+  /// length): one side stores pairs, the other single elements, each a
+  /// cuda.store_if (a predicated store, no branch) whose column offset is
+  /// its immediate. That epilogue is less code for LLVM and ptxas (the
+  /// warp-specialized GEMM's cold compile); kernels near the register
+  /// limit keep the per-pair choice (flash attention spilled with it).
   Stmts lowerCopyOut(const OpStmt &Op, BufferValue *Frag, int64_t MT,
                      int64_t NInst, int64_t NI,
-                     std::pair<unsigned, unsigned> Dims);
+                     std::pair<unsigned, unsigned> Dims, bool Predicated = false);
 
   /// Puts the shared tiles of \p RingElems first in \p K as 1-D buffers of
   /// that many elements (their stages then sit at StageAlign multiples of

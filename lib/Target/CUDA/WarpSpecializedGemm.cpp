@@ -401,7 +401,8 @@ void WarpSpecializedGemm::run() {
       const auto &Op = *dyn_cast<OpStmt>(St.get());
       for (StmtPtr &X : unwrap(lowerCopyOut(Op, Op.getOperand("src").R.Buf,
                                             P.Shape.MT, P.Shape.NInst,
-                                            P.Shape.NI, CopyDims.lookup(&Op))))
+                                            P.Shape.NI, CopyDims.lookup(&Op),
+                                            /*Predicated=*/true)))
         After.push_back(std::move(X));
       break;
     }

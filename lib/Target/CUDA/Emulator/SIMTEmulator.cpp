@@ -439,6 +439,8 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
           .Case("cuda.wgmma_commit", EmuOp::WgmmaCommit)
           .Case("cuda.wgmma_wait", EmuOp::WgmmaWait)
           .Case("cuda.tma_ready", EmuOp::TmaReady)
+          .Case("cuda.aligned", EmuOp::Aligned)
+          .Case("cuda.store_if", EmuOp::StoreIf)
           .Case("cuda.tma_load", EmuOp::TmaLoad)
           .Case("cuda.mbarrier_init", EmuOp::MbarrierInit)
           .Case("cuda.mbarrier_arrive", EmuOp::MbarrierArrive)
@@ -606,6 +608,34 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
       return makeError(X.Regions[1].Loc,
                        "'cuda.tma_ready' writes an integer flag to a "
                        "thread's registers, not to '%" + D.getName() + "'");
+    break;
+  }
+  case EmuOp::Aligned: {
+    const Buffer &T = Buffers[X.Regions[0].Buf];
+    const Buffer &D = Buffers[X.Regions[1].Buf];
+    if (T.Where != Storage::Global)
+      return makeError(X.Regions[0].Loc, "'cuda.aligned' tests a global tensor, "
+                                         "not '%" + T.getName() + "'");
+    if (D.Where != Storage::Thread || isFloat(D.Ty))
+      return makeError(X.Regions[1].Loc,
+                       "'cuda.aligned' writes an integer flag to a "
+                       "thread's registers, not to '%" + D.getName() + "'");
+    X.Ints.push_back(Int("bytes"));
+    break;
+  }
+  case EmuOp::StoreIf: {
+    const Region &R = Op.getOperand("src").R;
+    int64_t W = 1;
+    if (!R.isWholeBuffer() && R.Indices.back().Extent)
+      W = R.Indices.back().Extent->getConstInt().value_or(0);
+    if (W != 1 && W != 2)
+      return makeError(X.Regions[0].Loc, "'cuda.store_if' stores one element "
+                                         "or a pair (an extent of 2)");
+    if (Buffers[X.Regions[1].Buf].Where != Storage::Global)
+      return makeError(X.Regions[1].Loc, "'cuda.store_if' stores to a global "
+                                         "tensor");
+    X.Ints.push_back(W);
+    X.Ints.push_back(Int("offset"));
     break;
   }
   case EmuOp::BarSync:

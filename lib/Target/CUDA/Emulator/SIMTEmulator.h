@@ -232,6 +232,8 @@ enum class EmuOp : uint8_t {
   WgmmaCommit,
   WgmmaWait,
   TmaReady,
+  Aligned,
+  StoreIf,
   TmaLoad,
   MbarrierInit,
   MbarrierArrive,
@@ -673,8 +675,11 @@ private:
   /// the second, converted.
   void execVecAccess(const XStmt &S, const LaneList &M);
   /// \p W elements from the first region of \p S to the second, converted,
-  /// for each lane of \p M (cuda.vload, cuda.vstore, cuda.store_pair).
-  void moveElements(const XStmt &S, const LaneList &M, int64_t W);
+  /// for each lane of \p M (cuda.vload, cuda.vstore, cuda.store_pair,
+  /// cuda.store_if), written \p DstOffset elements past the second region's
+  /// start.
+  void moveElements(const XStmt &S, const LaneList &M, int64_t W,
+                    int64_t DstOffset = 0);
   void execStorePair(const XStmt &S, const LaneList &M);
   void execShflXor(const XStmt &S, const LaneList &M);
   void execLdmatrix(const XStmt &S, const LaneList &M);
@@ -715,6 +720,8 @@ private:
   void execLdgstsArrive(const XStmt &S, const LaneList &M);
   void execFenceMbarrierInit(const XStmt &S, const LaneList &M);
   void execTmaReady(const XStmt &S, const LaneList &M);
+  void execAligned(const XStmt &S, const LaneList &M);
+  void execStoreIf(const XStmt &S, const LaneList &M);
   void execTmaLoad(const XStmt &S, const LaneList &M);
   bool execSetmaxnreg(const XStmt &S, const LaneList &M);
   /// cuda.bar_sync and cuda.bar_arrive by one warp; whether it goes on.

@@ -148,6 +148,12 @@ bool SIMTEmulator::execOp(const XStmt &S, const LaneList &M) {
   case EmuOp::TmaReady:
     execTmaReady(S, M);
     return true;
+  case EmuOp::Aligned:
+    execAligned(S, M);
+    return true;
+  case EmuOp::StoreIf:
+    execStoreIf(S, M);
+    return true;
   case EmuOp::TmaLoad:
     execTmaLoad(S, M);
     return true;
@@ -248,10 +254,39 @@ void SIMTEmulator::execStorePair(const XStmt &S, const LaneList &M) {
   moveElements(S, M, 2);
 }
 
-void SIMTEmulator::moveElements(const XStmt &S, const LaneList &M, int64_t W) {
+void SIMTEmulator::execStoreIf(const XStmt &S, const LaneList &M) {
+  LaneValues C = evalOperand(S.Exprs[0], M);
+  if (Failed)
+    return;
+  LaneList True, False;
+  splitLanes(C, M, True, False);
+  int64_t W = S.Ints[0], Off = S.Ints[1];
+  const XRegion &Dst = S.Regions[1];
+  Buffer &DB = Buffers[Dst.Buf];
+  if (W == 2) {
+    // A pair is one vector store: its address must be a multiple of the
+    // pair's size (each tensor's data starts DataOffset bytes past a
+    // 256-byte boundary).
+    std::vector<int64_t> DS = regionStarts(Dst, True);
+    if (Failed)
+      return;
+    for (uint32_t L : True)
+      if ((256 + Opts.DataOffset + (DS[L] + Off) * DB.Bytes) % (2 * DB.Bytes) != 0)
+        return fail(S.getLoc(),
+                    "'cuda.store_if' stores a pair at an address that is not "
+                    "a multiple of " + std::to_string(2 * DB.Bytes) + " bytes",
+                    int64_t(L));
+  }
+  moveElements(S, True, W, Off);
+}
+
+void SIMTEmulator::moveElements(const XStmt &S, const LaneList &M, int64_t W,
+                                int64_t DstOffset) {
   const XRegion &Src = S.Regions[0], &Dst = S.Regions[1];
   Buffer &SB = Buffers[Src.Buf], &DB = Buffers[Dst.Buf];
   std::vector<int64_t> SS = regionStarts(Src, M), DS = regionStarts(Dst, M);
+  for (uint32_t L : M)
+    DS[L] += DstOffset;
   if (Failed)
     return;
   llvm::SmallVector<double, 16> V(static_cast<size_t>(W));

@@ -490,6 +490,23 @@ void SIMTEmulator::execTmaReady(const XStmt &S, const LaneList &M) {
   }
 }
 
+void SIMTEmulator::execAligned(const XStmt &S, const LaneList &M) {
+  const XRegion &Dst = S.Regions[1];
+  Buffer &DB = Buffers[Dst.Buf];
+  std::vector<int64_t> DS = regionStarts(Dst, M);
+  if (Failed)
+    return;
+  // Every tensor's data starts DataOffset bytes past a 256-byte boundary.
+  bool Ok = (256 + Opts.DataOffset) % S.Ints[0] == 0;
+  for (uint32_t L : M) {
+    if (!checkFootprint(S, Dst, DS[L], 1, L, "writes"))
+      return;
+    storeElement(DB, DS[L], L, Ok ? 1.0 : 0.0, S.getLoc());
+    if (Failed)
+      return;
+  }
+}
+
 void SIMTEmulator::execTmaLoad(const XStmt &S, const LaneList &M) {
   const XRegion &Src = S.Regions[0], &Dst = S.Regions[1], &BarR = S.Regions[2];
   Buffer &T = Buffers[Src.Buf], &D = Buffers[Dst.Buf];
