@@ -187,22 +187,43 @@ void emitCpAsync(llvm::IRBuilder<> &B, const OpStmt &Op,
   emitIfElse(B, isAligned(B, Src, 16), Async, Sync);
 }
 
-void emitStorePair(llvm::IRBuilder<> &B, const OpStmt &Op,
-                   llvm::ArrayRef<llvm::Value *> Operands) {
+/// The first \p N elements at \p Src (\p Op's `src`), each converted to
+/// the element type of \p Op's `dst` (cuda.store_pair, cuda.store_if).
+llvm::SmallVector<llvm::Value *, 2>
+loadConvertedSrc(llvm::IRBuilder<> &B, const OpStmt &Op, llvm::Value *Src,
+                 int64_t N) {
   llvm::LLVMContext &Ctx = B.getContext();
-  DType ST = Op.getOperand("src").R.Buf->getDType(),
-        DT = Op.getOperand("dst").R.Buf->getDType();
-  llvm::Type *SrcTy = getLLVMMemType(Ctx, ST), *DstTy = getLLVMMemType(Ctx, DT);
+  llvm::Type *SrcTy = getLLVMMemType(Ctx, Op.getOperand("src").R.Buf->getDType());
+  llvm::Type *DstTy = getLLVMMemType(Ctx, Op.getOperand("dst").R.Buf->getDType());
   const llvm::DataLayout &DL = B.GetInsertBlock()->getModule()->getDataLayout();
-  llvm::Value *Vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(DstTy, 2));
-  for (unsigned I = 0; I != 2; ++I) {
+  llvm::SmallVector<llvm::Value *, 2> Vals;
+  for (int64_t I = 0; I != N; ++I) {
     llvm::Value *V = B.CreateAlignedLoad(
-        SrcTy, B.CreateConstInBoundsGEP1_64(SrcTy, Operands[0], I),
+        SrcTy, B.CreateConstInBoundsGEP1_64(SrcTy, Src, I),
         DL.getABITypeAlign(SrcTy));
     if (SrcTy != DstTy)
       V = B.CreateFPCast(V, DstTy);
-    Vec = B.CreateInsertElement(Vec, V, I);
+    Vals.push_back(V);
   }
+  return Vals;
+}
+
+/// \p Vals as one <N x T> vector.
+llvm::Value *packVector(llvm::IRBuilder<> &B,
+                        llvm::ArrayRef<llvm::Value *> Vals) {
+  llvm::Value *Vec = llvm::PoisonValue::get(
+      llvm::FixedVectorType::get(Vals.front()->getType(), Vals.size()));
+  for (unsigned I = 0; I != Vals.size(); ++I)
+    Vec = B.CreateInsertElement(Vec, Vals[I], I);
+  return Vec;
+}
+
+void emitStorePair(llvm::IRBuilder<> &B, const OpStmt &Op,
+                   llvm::ArrayRef<llvm::Value *> Operands) {
+  llvm::Type *DstTy =
+      getLLVMMemType(B.getContext(), Op.getOperand("dst").R.Buf->getDType());
+  const llvm::DataLayout &DL = B.GetInsertBlock()->getModule()->getDataLayout();
+  llvm::Value *Vec = packVector(B, loadConvertedSrc(B, Op, Operands[0], 2));
   uint64_t Size = DL.getTypeAllocSize(DstTy).getFixedValue();
   // A local array's elements become registers: one vector store, whatever
   // the offset, keeps the pair one value (one packed conversion).
@@ -240,27 +261,15 @@ int64_t lastExtent(const OpStmt &Op, llvm::StringRef Name) {
 void emitStoreIf(llvm::IRBuilder<> &B, const OpStmt &Op,
                  llvm::ArrayRef<llvm::Value *> Operands) {
   llvm::LLVMContext &Ctx = B.getContext();
-  DType ST = Op.getOperand("src").R.Buf->getDType(),
-        DT = Op.getOperand("dst").R.Buf->getDType();
-  llvm::Type *SrcTy = getLLVMMemType(Ctx, ST), *DstTy = getLLVMMemType(Ctx, DT);
+  llvm::Type *DstTy = getLLVMMemType(Ctx, Op.getOperand("dst").R.Buf->getDType());
   const llvm::DataLayout &DL = B.GetInsertBlock()->getModule()->getDataLayout();
   unsigned Bits = unsigned(DL.getTypeAllocSize(DstTy).getFixedValue() * 8);
   int64_t W = lastExtent(Op, "src");
-  llvm::SmallVector<llvm::Value *, 2> Vals;
-  for (int64_t I = 0; I != W; ++I) {
-    llvm::Value *V = B.CreateAlignedLoad(
-        SrcTy, B.CreateConstInBoundsGEP1_64(SrcTy, Operands[0], I),
-        DL.getABITypeAlign(SrcTy));
-    if (SrcTy != DstTy)
-      V = B.CreateFPCast(V, DstTy);
-    Vals.push_back(V);
-  }
+  llvm::SmallVector<llvm::Value *, 2> Vals =
+      loadConvertedSrc(B, Op, Operands[0], W);
   // A pair of 16-bit elements is one 32-bit value (one packed conversion).
   if (W == 2 && Bits == 16) {
-    llvm::Value *Vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(DstTy, 2));
-    for (unsigned I = 0; I != 2; ++I)
-      Vec = B.CreateInsertElement(Vec, Vals[I], I);
-    Vals.assign(1, Vec);
+    Vals.assign(1, packVector(B, Vals));
     Bits = 32;
   }
   llvm::Type *IntTy = B.getIntNTy(Bits);
