@@ -46,6 +46,19 @@ bool expectElement(const OpStmt &Op, llvm::StringRef Name,
   return true;
 }
 
+/// Reports unless \p Name of \p Op is of an integer type (the flag the op
+/// writes).
+bool expectIntegerFlag(const OpStmt &Op, llvm::StringRef Name,
+                       DiagnosticEngine &Diag) {
+  const OpOperand &O = Op.getOperand(Name);
+  if (isInteger(O.R.Buf->getDType()))
+    return true;
+  Diag.error(O.getLoc(), "'" + Op.getName() + "' writes an integer flag, but %" +
+                             O.R.Buf->getName() + " is " +
+                             getDTypeName(O.R.Buf->getDType()));
+  return false;
+}
+
 /// The checks cuda.vload and cuda.vstore share: \p Global is a global
 /// buffer, \p Regs a local array, and width elements of the global type
 /// fit one access of at most 16 bytes.
@@ -284,13 +297,7 @@ bool verifyCUDATmaReadyOp(const OpStmt &Op, DiagnosticEngine &Diag) {
                    " declares strides");
     OK = false;
   }
-  if (OK && !isInteger(Op.getOperand("dst").R.Buf->getDType())) {
-    Diag.error(Op.getOperand("dst").getLoc(),
-               "'cuda.tma_ready' writes an integer flag, but %" +
-                   Op.getOperand("dst").R.Buf->getName() + " is " +
-                   getDTypeName(Op.getOperand("dst").R.Buf->getDType()));
-    OK = false;
-  }
+  OK = OK && expectIntegerFlag(Op, "dst", Diag);
   return OK && expectElement(Op, "dst", Diag);
 }
 
@@ -481,13 +488,7 @@ bool verifyCUDAAlignedOp(const OpStmt &Op, DiagnosticEngine &Diag) {
     OK = false;
   }
   OK &= expectScope(Op, "dst", {MemScope::Local}, "a local array", Diag);
-  if (OK && !isInteger(Op.getOperand("dst").R.Buf->getDType())) {
-    Diag.error(Op.getOperand("dst").getLoc(),
-               "'cuda.aligned' writes an integer flag, but %" +
-                   Op.getOperand("dst").R.Buf->getName() + " is " +
-                   getDTypeName(Op.getOperand("dst").R.Buf->getDType()));
-    OK = false;
-  }
+  OK = OK && expectIntegerFlag(Op, "dst", Diag);
   return OK && expectElement(Op, "dst", Diag);
 }
 
