@@ -254,10 +254,11 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
                     llvm::OptimizationLevel Level = llvm::OptimizationLevel::O3);
 
 /// The middle-end pipelines a backend can run on its kernels: LLVM's O3,
-/// or `kernel`, O3 without dead store elimination and the passes that
-/// gave Tile's CPU kernels nothing (kSkippedInKernels in
-/// lib/CodeGen/Compile.cpp lists them), for modules of kernels that call
-/// no function of their own.
+/// or `kernel`, O3's function passes run once over each kernel (no CGSCC
+/// inliner walk) without dead store elimination and the passes and
+/// repetitions that changed none of Tile's kernels' code
+/// (kKernelPipeline in lib/CodeGen/Compile.cpp), for modules of kernels
+/// that call no function of their own.
 enum class LLVMPipeline { O3, Kernel };
 
 /// Runs \p Pipeline on \p M for \p TM; \p Libraries as above.

@@ -15,11 +15,12 @@ def CudaKind : TargetKind<"cuda"> {
   let Aliases = ["nvidia"];
   let Attrs = [TargetEnumAttr<"arch", ["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"],
                               "sm_80", "SM architecture">,
-               // Unset: O3 (CUDACodeGen.cpp, LLVMPipeline).
+               // Unset: kernel on Hopper, O3 before (CUDACodeGen.cpp,
+               // LLVMPipeline).
                TargetEnumAttr<"llvm_opt", ["kernel", "O3"], "",
-                              "LLVM middle-end pipeline: O3, or kernel (O3 "
-                              "without dead store elimination and the passes "
-                              "that gave the CPU kernels nothing); unset: O3">];
+                              "LLVM middle-end pipeline: O3, or kernel (O3's "
+                              "passes without those that changed no kernel's "
+                              "code); unset: kernel for sm_90a, O3 before">];
 }
 
 def FeatureMmaSync : TargetFeature<"mma_sync", "warp-level tensor core MMA (mma.sync)">;
