@@ -9,7 +9,9 @@
 // null data, alignment), binds the symbolic dimensions, runs the host part
 // of the function (lets, workspaces, conditions) and launches each kernel
 // through tile_rt_launch, with the tensor maps its artifact description
-// asks for built by tile_rt_tensor_map. A failed check calls tile_rt_fail
+// asks for built by tile_rt_tensor_map. A kernel the artifact has a
+// specialization of launches it where the target's test of the arguments
+// (HostCodeGenOptions::SpecializationCondition) holds, else itself. A failed check calls tile_rt_fail
 // with a message naming the argument and what was expected, and nothing is
 // launched.
 //
@@ -401,8 +403,38 @@ llvm::Error HostEmitter::emitHostBlock(const Block &Blk) {
       continue;
     }
     if (const auto *K = dyn_cast<KernelStmt>(S.get())) {
-      if (llvm::Error E = emitLaunch(*K, NextKernel++))
+      unsigned N = NextKernel++;
+      std::optional<unsigned> Index = Entry.getKernelIndex(N);
+      std::optional<unsigned> Spec =
+          Index ? Entry.getSpecialization(*Index) : std::nullopt;
+      if (!Spec) {
+        if (llvm::Error E = emitLaunch(*K, Index.value_or(N)))
+          return E;
+        continue;
+      }
+      // The kernel's specialization where its conditions hold, else the
+      // kernel as written.
+      if (!Opts.SpecializationCondition)
+        return llvm::createStringError(
+            "kernel '" + Entry.Kernels[*Spec].Symbol +
+            "' is a specialization, but the target's host code generation "
+            "cannot test its conditions");
+      llvm::Value *Cond = Opts.SpecializationCondition(
+          B, *K, [&](const Expr &E) { return Em.emit(E); },
+          [&](const BufferValue &Buf) { return Em.lookupBuffer(&Buf)->Base; });
+      llvm::BasicBlock *SpecBB = llvm::BasicBlock::Create(C, "launch.spec", Fn);
+      llvm::BasicBlock *GenBB = llvm::BasicBlock::Create(C, "launch.general", Fn);
+      llvm::BasicBlock *Done = llvm::BasicBlock::Create(C, "launch.done", Fn);
+      B.CreateCondBr(Cond, SpecBB, GenBB);
+      B.SetInsertPoint(SpecBB);
+      if (llvm::Error E = emitLaunch(*K, *Spec))
         return E;
+      B.CreateBr(Done);
+      B.SetInsertPoint(GenBB);
+      if (llvm::Error E = emitLaunch(*K, *Index))
+        return E;
+      B.CreateBr(Done);
+      B.SetInsertPoint(Done);
       continue;
     }
     if (const auto *I = dyn_cast<IfStmt>(S.get())) {

@@ -209,7 +209,8 @@ def CUDATmaReadyOp : CUDAOp<"tma_ready"> {
     global tensor %tensor starts at a multiple of 16 bytes and `pitch`,
     the elements from one of its rows to the next (its row length: a
     contiguous tensor of rank 2 to 5, whose outer strides are all
-    multiples of it), is a multiple of 16 bytes, else 0: the test
+    multiples of it), is a multiple of 16 bytes, and no dimension of the
+    tensor is empty, else 0: the test
     the runtime applies before it builds an optional tensor map
     (tile/Exec/TensorMap.h), so that the kernel uses the map only where it
     was built.
