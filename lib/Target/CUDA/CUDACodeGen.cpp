@@ -312,13 +312,13 @@ void reportSpecializations(const Module &M, const KernelArtifact &A) {
         Tests += (Tests.empty() ? "" : "; ") + cuda::describeLaunchFlag(*Op);
       const ArtifactKernel &G = E->Kernels[*I];
       Remarks.emit(RemarkKind::Analysis, "cuda-specialize", K->getLoc(),
-                   "kernel '" + G.Symbol + "' is specialized as '" +
-                       E->Kernels[*Spec].Symbol + "' for: " + Tests +
-                       "; host code launches the general kernel '" + G.Symbol +
-                       "' (the fallback" +
+                   "kernel '" + E->Kernels[*Spec].Symbol +
+                       "' is specialized for: " + Tests +
+                       "; where one of these fails, host code launches the "
+                       "fallback '" + G.Symbol + "' (the kernel as written" +
                        (G.Deferred ? ", compiled by the driver at its first launch"
                                    : "") +
-                       ") where one of these fails");
+                       ")");
     });
   }
 }
