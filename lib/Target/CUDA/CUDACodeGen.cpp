@@ -384,17 +384,17 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
   // enabled, the deferred module is compiled after the other, here.
   bool OnThread = AnyDeferred && !M.getContext().getRemarks().getFilter().isAnyEnabled();
   std::string DeferredPtx;
-  llvm::Error DeferredErr = llvm::Error::success();
+  std::string DeferredFailure;
   auto CompileDeferred = [&, Pipeline] {
     auto DTM = MakeTM();
     if (!DTM) {
-      DeferredErr = DTM.takeError();
+      DeferredFailure = llvm::toString(DTM.takeError());
       return;
     }
     optimizeModule(*DeferredLM, **DTM, nullptr, Pipeline);
     auto Ptx = emitMachineCode(*DeferredLM, **DTM, EmitKind::Assembly);
     if (!Ptx) {
-      DeferredErr = Ptx.takeError();
+      DeferredFailure = llvm::toString(Ptx.takeError());
       return;
     }
     DeferredPtx = std::move(*Ptx);
@@ -437,8 +437,8 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
       Worker->join();
     else
       CompileDeferred();
-    if (DeferredErr)
-      return std::move(DeferredErr);
+    if (!DeferredFailure.empty())
+      return llvm::createStringError(DeferredFailure);
     if (llvm::Error E = DeferredDiags->takeError("NVPTX code generation for " +
                                                  Arch + " failed:"))
       return E;
