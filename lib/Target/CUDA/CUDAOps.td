@@ -215,8 +215,9 @@ def CUDATmaReadyOp : CUDAOp<"tma_ready"> {
     (tile/Exec/TensorMap.h), so that the kernel uses the map only where it
     was built.
   }];
-  let Example = "cuda.tma_ready %A, K -> %ok[0]";
-  let Arguments = (ins Region:$tensor, Expr:$pitch, Region:$dst);
+  let Example = "cuda.tma_ready %A, K -> %ok[0] {specialize = true}";
+  let Arguments = (ins Region:$tensor, Expr:$pitch, Region:$dst,
+                   BoolAttr<"false", "code generation also emits the kernel specialized for the test passing, which host code, making the test itself, launches where it does (LaunchFlags.h)">:$specialize);
   let Format = "$tensor `,` $pitch `->` $dst attr-dict";
   let Verifier = "verifyCUDATmaReadyOp";
   let Elementwise = 1;
@@ -258,9 +259,10 @@ def CUDAAlignedOp : CUDAOp<"aligned"> {
     that alignment (a pair's cuda.store_if), in place of one test per
     access.
   }];
-  let Example = "cuda.aligned %C -> %ok[0] {bytes = 4}";
+  let Example = "cuda.aligned %C -> %ok[0] {bytes = 4, specialize = true}";
   let Arguments = (ins Region:$tensor, Region:$dst,
-                   IntAttr<"", "the alignment tested, a power of two from 2 to 256">:$bytes);
+                   IntAttr<"", "the alignment tested, a power of two from 2 to 256">:$bytes,
+                   BoolAttr<"false", "code generation also emits the kernel specialized for the test passing, which host code, making the test itself, launches where it does (LaunchFlags.h)">:$specialize);
   let Format = "$tensor `->` $dst attr-dict";
   let Verifier = "verifyCUDAAlignedOp";
   let Elementwise = 1;

@@ -16,8 +16,13 @@ using llvm::dyn_cast;
 
 namespace {
 
+/// A flag op that asks for a specialization: the pass that made it knows
+/// how much of the kernel hangs on it (the warp-specialized GEMM's TMA and
+/// pair tests: half its PTX and ptxas time), where a second compile of the
+/// kernel pays.
 bool isFlagOp(const OpStmt &Op) {
-  return Op.getName() == "cuda.tma_ready" || Op.getName() == "cuda.aligned";
+  return (Op.getName() == "cuda.tma_ready" || Op.getName() == "cuda.aligned") &&
+         Op.getAttrOrDefault("specialize").getBool();
 }
 
 /// The values \p K defines itself (allocations, lets, loop variables, block

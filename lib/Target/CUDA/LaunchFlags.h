@@ -3,7 +3,8 @@
 // Some cuda ops compute a flag that depends only on what the host passes
 // to a kernel: cuda.tma_ready (TMA can read a tensor) and cuda.aligned (a
 // tensor's data starts at a multiple of some bytes). A kernel whose fast
-// path hangs on such flags is compiled twice: as written (the general
+// path hangs on such flags, marked `specialize = true` by the pass that
+// made them where a second compile pays, is compiled twice: as written (the general
 // kernel) and specialized with every flag 1 (and its condition assumed,
 // so that LLVM folds the other side of each test away). Host code makes
 // the same tests before the launch and launches the specialization where
@@ -24,9 +25,10 @@
 namespace tile {
 namespace cuda {
 
-/// The flag ops of \p K (in program order) whose operands use only values
-/// from outside the kernel, which host code can therefore evaluate before
-/// the launch; empty when there is none.
+/// The flag ops of \p K (in program order) that ask for a specialization
+/// (`specialize = true`) and whose operands use only values from outside
+/// the kernel, which host code can therefore evaluate before the launch;
+/// empty when there is none.
 std::vector<const OpStmt *> getLaunchFlags(const KernelStmt &K);
 
 /// Whether \p Op is one of getLaunchFlags(K)'s ops for its kernel \p K.
