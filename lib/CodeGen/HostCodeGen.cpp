@@ -11,9 +11,9 @@
 // through tile_rt_launch, with the tensor maps its artifact description
 // asks for built by tile_rt_tensor_map. A kernel the artifact has a
 // specialization of launches it where the target's test of the arguments
-// (HostCodeGenOptions::SpecializationCondition) holds, else itself. A failed check calls tile_rt_fail
-// with a message naming the argument and what was expected, and nothing is
-// launched.
+// (HostCodeGenOptions::SpecializationCondition) holds, else itself. A
+// failed check calls tile_rt_fail with a message naming the argument and
+// what was expected, and nothing is launched.
 //
 //===----------------------------------------------------------------------===//
 

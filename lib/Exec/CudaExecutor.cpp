@@ -2,7 +2,9 @@
 //
 // NVIDIA GPUs through the CUDA driver API, loaded with dlopen (never
 // linked). Build -> Load: the artifact's cubin (or PTX, which the driver
-// compiles) becomes a CUmodule and its kernels CUfunctions; the host
+// compiles) becomes a CUmodule and its kernels CUfunctions (deferred
+// kernels, in the artifact's DeferredDeviceSource, are JIT-compiled by the
+// driver as a second module at the first launch of one of them); the host
 // object runs in this process through ORC, as for the CPU, and reaches the
 // GPU only through the runtime ABI: tile_rt_launch becomes cuLaunchKernel
 // (raising the dynamic shared memory limit past 48 KB first when a kernel
