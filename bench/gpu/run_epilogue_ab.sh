@@ -8,6 +8,10 @@
 #     pair side (aligned, even N), the single-element side (odd N; C 2 bytes
 #     into its allocation, which also takes the cp.async producer) and edge
 #     tiles, for examples/gemm.tile, gemm_hopper_f16/bf16 and linear_bf16;
+#     with launch specialization (issue 14, docs/Targets.md) N=1000
+#     aligned runs the specialized kernel, and N=300 (rows not whole
+#     16-byte chunks), N=301 and --data-offset=2 its fallback, compiled by
+#     the driver's JIT at its first launch;
 #  3. speed: --bench 20 of each build, alternating, 3 rounds, at 4096^3 and
 #     8192^3 (examples/gemm.tile, gemm_hopper_f16/bf16, linear_bf16) and on
 #     the single-element side (4096 x 4095 x 4096, odd N).
@@ -25,7 +29,7 @@ for i in 1 2 3 4 5; do
   for v in old new; do
     J=$OLD; [ $v = new ] && J=$NEW
     "$J" examples/gemm.tile -target="$T" --dim M=4096 --dim N=4096 --dim K=4096 --random --no-cache --print-compile-time > "$OUT/c.txt" 2>&1
-    echo "$v: $(grep -E '^ +(llvm-[a-z]+|ptxas|executor wait|total):' "$OUT/c.txt" | tr -s ' ' | tr '\n' ' ')"
+    echo "$v: $(grep -E '^ +(llvm-[a-z]+|ptxas|deferred[^:]*|executor wait|load|total):' "$OUT/c.txt" | tr -s ' ' | tr '\n' ' ')"
     awk '$1 == "total:" {print $2}' "$OUT/c.txt" >> "$OUT/cold_$v.txt"
   done
 done
@@ -40,6 +44,13 @@ for v in old new; do
       echo "-- $v $f $s: $(timeout 60 "$J" $f -target="$T" $s --random --seed 5 --check 2>&1 | tail -1)"
     done
   done
+done
+echo "== 2b. first call on the fallback (odd N): compile + the driver JIT of the deferred PTX, one process each"
+for v in old new; do
+  J=$OLD; [ $v = new ] && J=$NEW
+  t0=$(date +%s%N)
+  r=$("$J" $G -target="$T" --dim M=515 --dim N=301 --dim K=264 --random --seed 5 --check --no-cache 2>&1 | tail -1)
+  echo "$v: $(( ($(date +%s%N) - t0) / 1000000 )) ms wall: $r"
 done
 echo "== 3. speed (--bench 20), alternating, 3 rounds"
 for r in 1 2 3; do

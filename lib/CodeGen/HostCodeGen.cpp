@@ -9,9 +9,11 @@
 // null data, alignment), binds the symbolic dimensions, runs the host part
 // of the function (lets, workspaces, conditions) and launches each kernel
 // through tile_rt_launch, with the tensor maps its artifact description
-// asks for built by tile_rt_tensor_map. A failed check calls tile_rt_fail
-// with a message naming the argument and what was expected, and nothing is
-// launched.
+// asks for built by tile_rt_tensor_map. A kernel the artifact has a
+// specialization of launches it where the target's test of the arguments
+// (HostCodeGenOptions::SpecializationCondition) holds, else itself. A
+// failed check calls tile_rt_fail with a message naming the argument and
+// what was expected, and nothing is launched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,8 +80,12 @@ private:
   llvm::Error checkTensor(unsigned I, const BufferValue &Buf,
                           llvm::Value *Arg);
   llvm::Error emitHostBlock(const Block &Blk);
-  llvm::Error emitLaunch(const KernelStmt &K, unsigned Index);
-  llvm::Value *emitTensorMap(const ArtifactTensorMap &M, unsigned Index,
+  /// Launches kernel \p Index of the entry for \p K; with \p IndexV, the
+  /// kernel that value names at run time (one of kernels with the same
+  /// arguments, tensor maps and shared memory as \p Index).
+  llvm::Error emitLaunch(const KernelStmt &K, unsigned Index,
+                         llvm::Value *IndexV = nullptr);
+  llvm::Value *emitTensorMap(const ArtifactTensorMap &M, llvm::Value *Index,
                              unsigned MapIndex, const BufferValue &Buf,
                              llvm::Value *Data);
   /// if (!P) { free the workspaces; return 1; } (the runtime recorded why)
@@ -265,7 +271,7 @@ void HostEmitter::checkRuntimeResult(llvm::Value *P) {
 /// tensor \p Buf at \p Data: its extents and strides (declared, or
 /// row-major) as the host sees them.
 llvm::Value *HostEmitter::emitTensorMap(const ArtifactTensorMap &M,
-                                        unsigned Index, unsigned MapIndex,
+                                        llvm::Value *Index, unsigned MapIndex,
                                         const BufferValue &Buf,
                                         llvm::Value *Data) {
   unsigned Rank = Buf.getRank();
@@ -292,14 +298,17 @@ llvm::Value *HostEmitter::emitTensorMap(const ArtifactTensorMap &M,
                                B.getPtrTy()},
                               false));
   llvm::Value *P = B.CreateCall(
-      Fn, {Ctx, B.getInt32(Index), B.getInt32(MapIndex), Data,
+      Fn, {Ctx, Index, B.getInt32(MapIndex), Data,
            B.getInt32(Rank), Dims, Strides},
       "tmap." + M.Name);
   checkRuntimeResult(P);
   return P;
 }
 
-llvm::Error HostEmitter::emitLaunch(const KernelStmt &K, unsigned Index) {
+llvm::Error HostEmitter::emitLaunch(const KernelStmt &K, unsigned Index,
+                                    llvm::Value *IndexV) {
+  if (!IndexV)
+    IndexV = B.getInt32(Index);
   std::vector<KernelCapture> Caps = getKernelCaptures(F, K);
   // Arguments: the captures, then the tensor maps device codegen added.
   const std::vector<ArtifactTensorMap> *Maps =
@@ -344,7 +353,7 @@ llvm::Error HostEmitter::emitLaunch(const KernelStmt &K, unsigned Index) {
           " as its own; the kernel's tensors are among its " +
           std::to_string(Caps.size()) + " captures");
     // The map's bytes are the argument's value.
-    B.CreateStore(emitTensorMap(M, Index, I, *Buf, Em.lookupBuffer(Buf)->Base),
+    B.CreateStore(emitTensorMap(M, IndexV, I, *Buf, Em.lookupBuffer(Buf)->Base),
                   ArgSlot(M.Arg));
   }
   llvm::Value *G[3] = {B.getInt32(1), B.getInt32(1), B.getInt32(1)};
@@ -359,7 +368,7 @@ llvm::Error HostEmitter::emitLaunch(const KernelStmt &K, unsigned Index) {
                                B.getInt32Ty(), B.getInt32Ty(), B.getInt32Ty(),
                                B.getInt32Ty(), B.getInt64Ty()},
                               false));
-  llvm::Value *RC = B.CreateCall(Launch, {Ctx, B.getInt32(Index), Argv, G[0],
+  llvm::Value *RC = B.CreateCall(Launch, {Ctx, IndexV, Argv, G[0],
                                           G[1], G[2], Threads,
                                           B.getInt64(Shared)});
   llvm::BasicBlock *Ok = llvm::BasicBlock::Create(C, "launched", Fn);
@@ -401,7 +410,34 @@ llvm::Error HostEmitter::emitHostBlock(const Block &Blk) {
       continue;
     }
     if (const auto *K = dyn_cast<KernelStmt>(S.get())) {
-      if (llvm::Error E = emitLaunch(*K, NextKernel++))
+      unsigned N = NextKernel++;
+      std::optional<unsigned> Index = Entry.getKernelIndex(N);
+      std::optional<unsigned> Spec =
+          Index ? Entry.getSpecialization(*Index) : std::nullopt;
+      if (!Spec) {
+        if (llvm::Error E = emitLaunch(*K, Index.value_or(N)))
+          return E;
+        continue;
+      }
+      // The kernel's specialization where its conditions hold, else the
+      // kernel as written.
+      if (!Opts.SpecializationCondition)
+        return llvm::createStringError(
+            "kernel '" + Entry.Kernels[*Spec].Symbol +
+            "' is a specialization, but the target's host code generation "
+            "cannot test its conditions");
+      llvm::Value *Cond = Opts.SpecializationCondition(
+          B, *K, [&](const Expr &E) { return Em.emit(E); },
+          [&](const BufferValue &Buf) { return Em.lookupBuffer(&Buf)->Base; });
+      // Both are the same statement's code: they take the same arguments
+      // (its captures, then the tensor maps of its bulk copies) and shared
+      // memory, so one launch of the kernel chosen at run time serves.
+      assert(Entry.Kernels[*Index].SharedBytes == Entry.Kernels[*Spec].SharedBytes &&
+             Entry.Kernels[*Index].NumArgs == Entry.Kernels[*Spec].NumArgs &&
+             "a specialization launches as its kernel does");
+      if (llvm::Error E = emitLaunch(
+              *K, *Index,
+              B.CreateSelect(Cond, B.getInt32(*Spec), B.getInt32(*Index), "kernel")))
         return E;
       continue;
     }

@@ -2,7 +2,9 @@
 //
 // NVIDIA GPUs through the CUDA driver API, loaded with dlopen (never
 // linked). Build -> Load: the artifact's cubin (or PTX, which the driver
-// compiles) becomes a CUmodule and its kernels CUfunctions; the host
+// compiles) becomes a CUmodule and its kernels CUfunctions (deferred
+// kernels, in the artifact's DeferredDeviceSource, are JIT-compiled by the
+// driver as a second module at the first launch of one of them); the host
 // object runs in this process through ORC, as for the CPU, and reaches the
 // GPU only through the runtime ABI: tile_rt_launch becomes cuLaunchKernel
 // (raising the dynamic shared memory limit past 48 KB first when a kernel
@@ -82,11 +84,30 @@ Driver &getDriver() {
 class CudaExecutor;
 class CudaCall;
 
+/// The module of an artifact's deferred kernels (its
+/// DeferredDeviceSource, PTX), which the driver's JIT compiles at the first
+/// launch of one of them: the general versions of specialized kernels,
+/// which run only where their specialization's conditions fail.
+struct CudaDeferredModule {
+  std::string PTX;
+  CUmodule Mod = nullptr;
+  std::mutex Lock;
+  ~CudaDeferredModule() {
+    if (Mod)
+      getDriver().cuModuleUnload(Mod);
+  }
+  llvm::Expected<CUfunction> get(const std::string &Symbol);
+};
+
 struct CudaKernel {
   CUfunction Fn;
   int64_t SharedBytes;
   /// The artifact's description of the kernel's tensor map arguments.
   const std::vector<ArtifactTensorMap> *TensorMaps;
+  /// A deferred kernel's symbol and module, Fn being null until its first
+  /// launch.
+  const std::string *Symbol = nullptr;
+  CudaDeferredModule *Deferred = nullptr;
 };
 
 /// The bytes of one CUtensorMap (64-byte aligned, as the driver needs).
@@ -104,6 +125,7 @@ public:
 
 private:
   CUmodule Mod = nullptr;
+  CudaDeferredModule Deferred;
 };
 
 class CudaExecutor : public Executor {
@@ -254,6 +276,13 @@ public:
       return 0;
     Driver &D = getDriver();
     CUfunction Fn = Kernels[Index].Fn;
+    if (!Fn) {
+      const CudaKernel &K = Kernels[Index];
+      llvm::Expected<CUfunction> F = K.Deferred->get(*K.Symbol);
+      if (!F)
+        return fail(llvm::toString(F.takeError()));
+      Fn = *F;
+    }
     if (SharedBytes > Exec.MaxSharedOptin)
       return fail("kernel #" + std::to_string(Index) + " needs " +
                   std::to_string(SharedBytes) +
@@ -355,6 +384,22 @@ std::optional<int> getCubinMajor(const KernelArtifact &A) {
   return Version / 10;
 }
 
+llvm::Expected<CUfunction> CudaDeferredModule::get(const std::string &Symbol) {
+  std::lock_guard<std::mutex> G(Lock);
+  Driver &D = getDriver();
+  if (!Mod)
+    if (llvm::Error E = CudaExecutor::check(
+            D.cuModuleLoadData(&Mod, PTX.c_str()),
+            "cuModuleLoadData (PTX JIT of the deferred kernels, at the first "
+            "launch of '" + Symbol + "')"))
+      return std::move(E);
+  CUfunction F = nullptr;
+  if (llvm::Error E = CudaExecutor::check(D.cuModuleGetFunction(&F, Mod, Symbol.c_str()),
+                                          "cuModuleGetFunction(" + Symbol + ")"))
+    return std::move(E);
+  return F;
+}
+
 CudaLoaded::~CudaLoaded() {
   if (Mod)
     getDriver().cuModuleUnload(Mod);
@@ -392,9 +437,18 @@ llvm::Error CudaLoaded::init() {
   if (llvm::Error E = CudaExecutor::check(
           R, FromPTX ? "cuModuleLoadData (PTX JIT)" : "cuModuleLoadData (cubin)"))
     return E;
+  Deferred.PTX = Artifact.DeferredDeviceSource;
   for (const ArtifactEntry &En : Artifact.Entries) {
     std::vector<CudaKernel> &Fns = Kernels[En.Name];
     for (const ArtifactKernel &K : En.Kernels) {
+      if (K.Deferred) {
+        if (Artifact.DeferredDeviceSource.empty())
+          return llvm::createStringError("kernel '" + K.Symbol +
+                                         "' is deferred, but the artifact has "
+                                         "no deferred device code");
+        Fns.push_back({nullptr, K.SharedBytes, &K.TensorMaps, &K.Symbol, &Deferred});
+        continue;
+      }
       CUfunction F = nullptr;
       if (llvm::Error E = CudaExecutor::check(
               D.cuModuleGetFunction(&F, Mod, K.Symbol.c_str()),

@@ -9,8 +9,9 @@
 // a list of key/value string pairs. Timings are not written (they describe
 // one compilation). Version 1 files, which numbered the shared formats and
 // kept the architecture in a `cubin.arch` note, are still read. Optional sections follow, each an 8-byte tag
-// (kLaunchTag, kArgBytesTag, kTensorMapTag) and then its record for every
-// kernel in entry order; a section no kernel needs is left out. Last, a
+// (kLaunchTag, kArgBytesTag, kTensorMapTag, kSpecializeTag) and then its
+// record for every kernel in entry order (kSpecializeTag: then the deferred
+// device source); a section no kernel needs is left out. Last, a
 // host library (kHostLibraryTag and one string) when the artifact has one.
 // Reading
 // checks every length against what is left, so a truncated or corrupt file
@@ -37,8 +38,25 @@ static constexpr char kLaunchTag[8] = {'L', 'A', 'U', 'N', 'C', 'H', '1', '\0'};
 /// Starts the optional section of tensor map arguments, after the argument
 /// sizes.
 static constexpr char kTensorMapTag[8] = {'T', 'M', 'A', 'P', 'S', '1', '\0', '\0'};
+/// Starts the optional section of specializations and deferred kernels
+/// (with the deferred device source), after the tensor maps.
+static constexpr char kSpecializeTag[8] = {'S', 'P', 'E', 'C', 'L', 'Z', '1', '\0'};
 /// Starts the optional host library, the last section.
 static constexpr char kHostLibraryTag[8] = {'H', 'O', 'S', 'T', 'L', 'I', 'B', '1'};
+
+std::optional<unsigned> ArtifactEntry::getKernelIndex(unsigned N) const {
+  for (unsigned I = 0; I != Kernels.size(); ++I)
+    if (!Kernels[I].SpecializationOf && N-- == 0)
+      return I;
+  return std::nullopt;
+}
+
+std::optional<unsigned> ArtifactEntry::getSpecialization(unsigned Index) const {
+  for (unsigned I = 0; I != Kernels.size(); ++I)
+    if (Kernels[I].SpecializationOf == Index)
+      return I;
+  return std::nullopt;
+}
 
 std::vector<std::string> KernelArtifact::getSharedLibraries() const {
   std::vector<std::string> Libs;
@@ -259,6 +277,20 @@ std::string KernelArtifact::serialize() const {
           W.u64(M.L2Promotion);
         }
       });
+  auto Specialized = [](const ArtifactKernel &K) {
+    return K.SpecializationOf || K.Deferred;
+  };
+  W.section(kSpecializeTag, Entries, Specialized, [&](const ArtifactKernel &K) {
+    // 0: none, else the general kernel's index + 1; the deferred flag.
+    W.u64(K.SpecializationOf ? uint64_t(*K.SpecializationOf) + 1 : 0);
+    W.u64(K.Deferred);
+  });
+  bool AnySpecialized = false;
+  for (const ArtifactEntry &E : Entries)
+    for (const ArtifactKernel &K : E.Kernels)
+      AnySpecialized |= Specialized(K);
+  if (AnySpecialized)
+    W.str(DeferredDeviceSource);
   if (!HostLibrary.empty()) {
     W.Out.append(kHostLibraryTag, sizeof(kHostLibraryTag));
     W.str(HostLibrary);
@@ -429,6 +461,30 @@ llvm::Expected<KernelArtifact> KernelArtifact::deserialize(llvm::StringRef Bytes
     return std::move(Err);
   if (llvm::Error Err = R.section(kTensorMapTag, A, ReadTensorMaps))
     return std::move(Err);
+  bool HasSpecialize =
+      R.Buf.starts_with(llvm::StringRef(kSpecializeTag, sizeof(kSpecializeTag)));
+  auto ReadSpecialize = [&](ArtifactKernel &K) -> llvm::Error {
+    uint64_t Of = 0, Deferred = 0;
+    if (!R.u64(Of) || !R.u64(Deferred))
+      return Corrupt("truncated");
+    if (Deferred > 1 || Of > 0xffffffffu)
+      return Corrupt("bad specialization record");
+    if (Of)
+      K.SpecializationOf = unsigned(Of - 1);
+    K.Deferred = Deferred;
+    return llvm::Error::success();
+  };
+  if (llvm::Error Err = R.section(kSpecializeTag, A, ReadSpecialize))
+    return std::move(Err);
+  if (HasSpecialize && !R.str(A.DeferredDeviceSource))
+    return Corrupt("truncated deferred device source");
+  for (const ArtifactEntry &E : A.Entries)
+    for (const ArtifactKernel &K : E.Kernels)
+      if (K.SpecializationOf && (*K.SpecializationOf >= E.Kernels.size() ||
+                                 E.Kernels[*K.SpecializationOf].SpecializationOf))
+        return Corrupt("kernel '" + K.Symbol + "' specializes kernel #" +
+                       llvm::Twine(*K.SpecializationOf) + ", which entry '" +
+                       E.Name + "' does not have as a general kernel");
   if (R.Buf.starts_with(llvm::StringRef(kHostLibraryTag, sizeof(kHostLibraryTag)))) {
     R.Buf = R.Buf.drop_front(sizeof(kHostLibraryTag));
     if (!R.str(A.HostLibrary))

@@ -197,11 +197,17 @@ void tile::addToolchainResources(std::vector<KernelResourceUsage> &Kernels,
                                  const KernelArtifact &A) {
   for (KernelResourceUsage &U : Kernels) {
     const ArtifactEntry *E = A.findEntry(U.Function);
-    if (!E || U.Index >= E->Kernels.size())
+    std::optional<unsigned> I = E ? E->getKernelIndex(U.Index) : std::nullopt;
+    if (!I)
       continue;
-    const ArtifactKernel &K = E->Kernels[U.Index];
-    U.Registers = K.Registers;
-    U.RegisterReport = K.RegisterReport;
+    // A kernel compiled at its first launch has no report yet; its
+    // specialization, compiled now, is the one that usually runs.
+    const ArtifactKernel *K = &E->Kernels[*I];
+    if (!K->Registers)
+      if (std::optional<unsigned> S = E->getSpecialization(*I))
+        K = &E->Kernels[*S];
+    U.Registers = K->Registers;
+    U.RegisterReport = K->RegisterReport;
   }
 }
 

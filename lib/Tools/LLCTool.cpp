@@ -84,12 +84,13 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
   }
   if (Opts.InputFile.empty())
     return 0;
-  static const char *const EmitKinds[] = {"",     "tile", "device", "device-llvm",
-                                          "host-llvm", "asm", "obj", "artifact"};
+  static const char *const EmitKinds[] = {"",          "tile",     "device",
+                                          "device-llvm", "host-llvm", "asm",
+                                          "obj",       "artifact", "deferred"};
   if (!llvm::is_contained(EmitKinds, Opts.Emit))
     return fail(Err, "unknown -emit=" + Opts.Emit +
                          "; expected tile, device, device-llvm, host-llvm, asm, "
-                         "obj or artifact");
+                         "obj, artifact or deferred");
 
   TileContext TC;
   TC.getRemarks().setFilter(Opts.Remarks);
@@ -186,5 +187,9 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
     return Emit(A->DeviceCode, "device binary");
   if (Opts.Emit == "artifact")
     return Emit(A->serialize(), "artifact");
+  if (Opts.Emit == "deferred")
+    return Emit(A->DeferredDeviceSource,
+                "deferred device code (no kernel of it is compiled at its "
+                "first launch)");
   return 0;
 }

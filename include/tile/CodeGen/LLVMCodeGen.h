@@ -77,6 +77,9 @@ struct KernelEmission {
   /// insertion point (for ops whose region indices are coordinates rather
   /// than an address).
   std::function<llvm::Value *(const Expr &)> EmitExpr;
+  /// Whether this is the kernel's specialization (see
+  /// LLVMDeviceTarget::hasSpecialization) rather than its general version.
+  bool Specialized = false;
 };
 
 /// What a device target decides for the shared emitter.
@@ -119,6 +122,12 @@ public:
   virtual llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K,
                                    const OpStmt &Op,
                                    llvm::ArrayRef<llvm::Value *> Operands);
+  /// Whether kernel \p K is also emitted specialized (KernelEmission::
+  /// Specialized): a second function, which host code launches in place
+  /// of the kernel as written (then `<name>_fallback`) where the target's
+  /// HostCodeGenOptions::SpecializationCondition holds (the kernel's
+  /// tests of its arguments the target can make on the host).
+  virtual bool hasSpecialization(const KernelStmt &K) { return false; }
   /// Whether parallel loops become vectorizable serial loops (CPU) rather
   /// than being distributed over threads by earlier passes.
   virtual bool annotateParallelLoops() const { return true; }
@@ -203,9 +212,16 @@ int64_t getKernelSharedBytes(const KernelArtifact &A, llvm::StringRef Symbol);
 
 /// Emits every kernel of \p M into \p LM through \p T. Kernels are named
 /// `tile_<function>_kernel<N>`; their descriptions are appended to the
-/// entries of \p Artifact (which emitHostEntries fills in).
+/// entries of \p Artifact (which emitHostEntries fills in). A kernel with
+/// a specialization (T.hasSpecialization) is emitted twice: as written,
+/// named `<name>_fallback`, then specialized, keeping the name (it is the
+/// version that usually runs) and described right after it
+/// (ArtifactKernel::SpecializationOf). With \p DeferredLM (a module of
+/// its own LLVM context, or of LM's), the general version of such a
+/// kernel goes there instead of into \p LM (ArtifactKernel::Deferred).
 llvm::Error emitDeviceKernels(const Module &M, LLVMDeviceTarget &T,
-                              llvm::Module &LM, KernelArtifact &Artifact);
+                              llvm::Module &LM, KernelArtifact &Artifact,
+                              llvm::Module *DeferredLM = nullptr);
 
 struct HostCodeGenOptions {
   /// DLPack device type the tensors must be on (1 = CPU, 2 = CUDA, ...).
@@ -214,6 +230,16 @@ struct HostCodeGenOptions {
   int64_t DataAlignment = 0;
   /// Keep the host code's LLVM IR as text in Artifact.HostIR.
   bool KeepIR = true;
+  /// For a kernel the artifact has a specialization of: emits at \p B the
+  /// condition (i1) under which host code launches the specialization
+  /// rather than the kernel, evaluating the kernel's expressions through
+  /// \p EmitExpr and a tensor's data pointer through \p Data. Set by the
+  /// target whose device codegen specializes kernels.
+  std::function<llvm::Value *(
+      llvm::IRBuilder<> &B, const KernelStmt &K,
+      llvm::function_ref<llvm::Value *(const Expr &)> EmitExpr,
+      llvm::function_ref<llvm::Value *(const BufferValue &)> Data)>
+      SpecializationCondition;
 };
 
 /// Emits `int32_t tile_<f>(const TileArg *, int32_t, void *)` for each

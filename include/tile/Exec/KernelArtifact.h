@@ -127,6 +127,16 @@ struct ArtifactKernel {
   /// The kernel's tensor map arguments, which follow its other arguments
   /// (an optional tagged section after the argument sizes).
   std::vector<ArtifactTensorMap> TensorMaps;
+  /// For a kernel's specialization: the index, among its entry's kernels,
+  /// of the general kernel it stands in for. Host code launches the
+  /// specialization where the conditions it was specialized for hold (its
+  /// arguments' alignment, say), and the general kernel elsewhere.
+  std::optional<unsigned> SpecializationOf;
+  /// Whether the kernel's code is in KernelArtifact::DeferredDeviceSource,
+  /// which an execution backend compiles at the kernel's first launch,
+  /// rather than in DeviceCode. (These two are an optional tagged section
+  /// after the tensor maps.)
+  bool Deferred = false;
   /// Registers per thread the device toolchain allocated, where it reports
   /// them (ptxas -v; the AMDGPU code object's .vgpr_count), and where the
   /// count comes from, with what else the report says ("code object
@@ -144,6 +154,13 @@ struct ArtifactEntry {
   std::string Symbol;
   std::vector<ArtifactParam> Params;
   std::vector<ArtifactKernel> Kernels;
+
+  /// The index in Kernels of the function's \p N-th kernel statement (its
+  /// general version, which its specialization, if any, follows); nullopt
+  /// when there are fewer.
+  std::optional<unsigned> getKernelIndex(unsigned N) const;
+  /// The index of the specialization of kernel \p Index, if it has one.
+  std::optional<unsigned> getSpecialization(unsigned Index) const;
 };
 
 class KernelArtifact {
@@ -158,6 +175,11 @@ public:
   std::string DeviceCode;
   /// Readable device code for -emit and debugging (LLVM IR, PTX, asm).
   std::string DeviceSource;
+  /// Device code of the kernels marked Deferred, in a form the execution
+  /// backend compiles itself (PTX, which the CUDA driver JIT-compiles at
+  /// the first launch of one of them): kernels that run only where a
+  /// specialization's conditions fail, whose compile is not paid up front.
+  std::string DeferredDeviceSource;
 
   /// Host code: a relocatable object for the host CPU, and its LLVM IR.
   std::string HostObject;

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LaunchFlags.h"
 #include "NVPTXWarpOps.h"
 #include "NVPTXTensorCoreOps.h"
 #include "NVPTXHopperOps.h"
@@ -22,12 +23,17 @@
 #include "tile/CodeGen/LLVMDiagnostics.h"
 #include "tile/Support/FileIdentity.h"
 #include "tile/IR/IR.h"
+#include "tile/IR/Remarks.h"
+#include "tile/IR/Walk.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include <cstdlib>
 #include <mutex>
+#include <thread>
 
 extern "C" {
 void LLVMInitializeNVPTXTargetInfo();
@@ -64,6 +70,33 @@ public:
       addTensorMapParamAttrs(*F, Map.Arg);
     }
     return F;
+  }
+
+  /// Kernels whose tests of their arguments the host can make (their
+  /// launch flags, LaunchFlags.h) are specialized for those tests passing.
+  bool hasSpecialization(const KernelStmt &K) override {
+    return !cuda::getLaunchFlags(K).empty();
+  }
+
+  /// cuda.tma_ready and cuda.aligned: the flag, or, in a kernel's
+  /// specialization, 1 with the test assumed (so that LLVM folds the
+  /// other side of every test that hangs on it, and on what it implies:
+  /// a row pitch that is a multiple of 8 elements is even).
+  void emitFlag(llvm::IRBuilder<> &B, KernelEmission &K, const OpStmt &Op,
+                llvm::ArrayRef<llvm::Value *> Operands) {
+    llvm::SmallVector<llvm::Value *, 4> Conds =
+        cuda::emitLaunchFlagConditions(B, Op, Operands[0], K.EmitExpr);
+    llvm::Type *Ty =
+        getLLVMMemType(B.getContext(), Op.getOperand("dst").R.Buf->getDType());
+    llvm::Value *Flag;
+    if (K.Specialized && cuda::isLaunchFlag(*K.Kernel, Op)) {
+      for (llvm::Value *C : Conds)
+        B.CreateAssumption(C);
+      Flag = llvm::ConstantInt::get(Ty, 1);
+    } else {
+      Flag = B.CreateZExt(B.CreateAnd(Conds), Ty);
+    }
+    B.CreateStore(Flag, Operands.back());
   }
 
   llvm::Value *getBlockIndex(llvm::IRBuilder<> &B, KernelEmission &K,
@@ -116,6 +149,10 @@ public:
   llvm::Error emitTargetOp(llvm::IRBuilder<> &B, KernelEmission &K,
                            const OpStmt &Op,
                            llvm::ArrayRef<llvm::Value *> Operands) override {
+    if (Op.getName() == "cuda.tma_ready" || Op.getName() == "cuda.aligned") {
+      emitFlag(B, K, Op, Operands);
+      return llvm::Error::success();
+    }
     // The cuda ops of each lowering live with their emission:
     // NVPTXWarpOps.cpp (cuda-register-fragments), NVPTXTensorCoreOps.cpp
     // (cuda-lower-gemm-mma), NVPTXHopperOps.cpp (hopper-lower-gemm-wgmma),
@@ -252,6 +289,40 @@ llvm::Error assemble(llvm::StringRef Ptxas, llvm::StringRef Arch,
   return llvm::Error::success();
 }
 
+/// The remark that says which kernels are specialized, for what, and
+/// what runs elsewhere: the general kernel is the fallback the host
+/// launches where a test fails.
+void reportSpecializations(const Module &M, const KernelArtifact &A) {
+  RemarkEngine &Remarks = M.getContext().getRemarks();
+  if (!Remarks.isEnabled(RemarkKind::Analysis, "cuda-specialize"))
+    return;
+  for (const auto &F : M.getFunctions()) {
+    const ArtifactEntry *E = A.findEntry(F->getName());
+    unsigned N = 0;
+    walkStmts(F->getBody(), [&](const Stmt &S) {
+      const auto *K = llvm::dyn_cast<KernelStmt>(&S);
+      if (!K)
+        return;
+      std::optional<unsigned> I = E ? E->getKernelIndex(N++) : std::nullopt;
+      std::optional<unsigned> Spec = I ? E->getSpecialization(*I) : std::nullopt;
+      if (!Spec)
+        return;
+      std::string Tests;
+      for (const OpStmt *Op : cuda::getLaunchFlags(*K))
+        Tests += (Tests.empty() ? "" : "; ") + cuda::describeLaunchFlag(*Op);
+      const ArtifactKernel &G = E->Kernels[*I];
+      Remarks.emit(RemarkKind::Analysis, "cuda-specialize", K->getLoc(),
+                   "kernel '" + E->Kernels[*Spec].Symbol +
+                       "' is specialized for: " + Tests +
+                       "; where one of these fails, host code launches the "
+                       "fallback '" + G.Symbol + "' (the kernel as written" +
+                       (G.Deferred ? ", compiled by the driver at its first launch"
+                                   : "") +
+                       ")");
+    });
+  }
+}
+
 } // namespace
 
 llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
@@ -264,30 +335,84 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
   });
   CodeGenPhaseTimer Phases(Artifact.Timings);
   std::string Arch = Ctx.getTarget().getAttr("arch").value_or("sm_80").str();
-  auto TM = createTargetMachine("nvptx64-nvidia-cuda", Arch, "+ptx80");
+  auto MakeTM = [&]() -> llvm::Expected<std::unique_ptr<llvm::TargetMachine>> {
+    auto TM = createTargetMachine("nvptx64-nvidia-cuda", Arch, "+ptx80");
+    if (!TM)
+      return TM.takeError();
+    // A multiply feeding an add becomes one fma, as nvcc does by default
+    // (-fmad=true): one rounding instead of two, and half the instructions.
+    (*TM)->Options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+    return TM;
+  };
+  auto TM = MakeTM();
   if (!TM)
     return TM.takeError();
-  // A multiply feeding an add becomes one fma, as nvcc does by default
-  // (-fmad=true): one rounding instead of two, and half the instructions.
-  (*TM)->Options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
-  llvm::LLVMContext C;
-  LLVMDiagnosticHandler Diags(C, M.getContext(), "cuda-codegen");
-  llvm::Module LM("tile-device", C);
-  LM.setTargetTriple((*TM)->getTargetTriple());
-  LM.setDataLayout((*TM)->createDataLayout());
-  NVPTXDeviceTarget T;
-  if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
-    return E;
-  Phases.done("llvm-ir");
   // `-llvm_opt=kernel` (unset: kernel for the Hopper backend, whose
   // benchmarked kernels' PTX it leaves identical to O3's; O3 for the CUDA
   // backend, where it changes some) runs the CPU's trimmed middle end.
   llvm::StringRef Unset =
       llvm::StringRef(Ctx.getBackend().Name) == "Hopper" ? "kernel" : "O3";
-  optimizeModule(LM, **TM, nullptr,
-                 Ctx.getTarget().getAttr("llvm_opt").value_or(Unset) == "kernel"
-                     ? LLVMPipeline::Kernel
-                     : LLVMPipeline::O3);
+  LLVMPipeline Pipeline =
+      Ctx.getTarget().getAttr("llvm_opt").value_or(Unset) == "kernel"
+          ? LLVMPipeline::Kernel
+          : LLVMPipeline::O3;
+  llvm::LLVMContext C;
+  LLVMDiagnosticHandler Diags(C, M.getContext(), "cuda-codegen");
+  llvm::Module LM("tile-device", C);
+  LM.setTargetTriple((*TM)->getTargetTriple());
+  LM.setDataLayout((*TM)->createDataLayout());
+  // The general versions of specialized kernels (LaunchFlags.h) run only
+  // where a specialization's tests fail: when the artifact is compiled
+  // for loading, they are a module of their own, compiled to PTX on a
+  // second thread while this one compiles the rest, and left to the
+  // driver's JIT at their first launch (no ptxas for them up front).
+  llvm::LLVMContext DC;
+  std::optional<LLVMDiagnosticHandler> DeferredDiags;
+  std::optional<llvm::Module> DeferredLM;
+  if (Ctx.runsToolchain()) {
+    DeferredDiags.emplace(DC, M.getContext(), "cuda-codegen");
+    DeferredLM.emplace("tile-device-deferred", DC);
+    DeferredLM->setTargetTriple((*TM)->getTargetTriple());
+    DeferredLM->setDataLayout((*TM)->createDataLayout());
+  }
+  NVPTXDeviceTarget T;
+  if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact,
+                                        DeferredLM ? &*DeferredLM : nullptr))
+    return E;
+  Phases.done("llvm-ir");
+  bool AnyDeferred = false;
+  for (const ArtifactEntry &E : Artifact.Entries)
+    for (const ArtifactKernel &K : E.Kernels)
+      AnyDeferred |= K.Deferred;
+  reportSpecializations(M, Artifact);
+  // Remarks go to the Tile context, which is not thread-safe: with any
+  // enabled, the deferred module is compiled after the other, here.
+  bool OnThread = AnyDeferred && !M.getContext().getRemarks().getFilter().isAnyEnabled();
+  std::string DeferredPtx;
+  std::string DeferredFailure;
+  auto CompileDeferred = [&, Pipeline] {
+    auto DTM = MakeTM();
+    if (!DTM) {
+      DeferredFailure = llvm::toString(DTM.takeError());
+      return;
+    }
+    optimizeModule(*DeferredLM, **DTM, nullptr, Pipeline);
+    auto Ptx = emitMachineCode(*DeferredLM, **DTM, EmitKind::Assembly);
+    if (!Ptx) {
+      DeferredFailure = llvm::toString(Ptx.takeError());
+      return;
+    }
+    DeferredPtx = std::move(*Ptx);
+  };
+  std::optional<std::thread> Worker;
+  if (OnThread)
+    Worker.emplace(CompileDeferred);
+  // Joins the worker on every path out.
+  llvm::scope_exit Join([&] {
+    if (Worker && Worker->joinable())
+      Worker->join();
+  });
+  optimizeModule(LM, **TM, nullptr, Pipeline);
   Phases.done("llvm-opt");
   if (Ctx.keepsLLVMIR())
     Artifact.Notes["device-llvm"] = printLLVMModule(LM);
@@ -312,15 +437,46 @@ llvm::Error generateCUDADeviceCode(const BackendContext &Ctx, const Module &M,
         "none: the driver's JIT compiles the PTX at load (no ptxas found, "
         "or TILE_PTXAS=none)";
   }
+  if (AnyDeferred) {
+    if (Worker)
+      Worker->join();
+    else
+      CompileDeferred();
+    if (!DeferredFailure.empty())
+      return llvm::createStringError(DeferredFailure);
+    if (llvm::Error E = DeferredDiags->takeError("NVPTX code generation for " +
+                                                 Arch + " failed:"))
+      return E;
+    Artifact.DeferredDeviceSource = std::move(DeferredPtx);
+    Artifact.Notes["deferred"] =
+        "the general versions of specialized kernels are PTX that the "
+        "driver's JIT compiles at their first launch";
+    Phases.done(OnThread ? "deferred-llvm (wait)" : "deferred-llvm");
+  }
   return llvm::Error::success();
 }
 
 llvm::Error generateCUDAHostCode(const BackendContext &Ctx, const Module &M,
                                  KernelArtifact &Artifact) {
-  // kDLCUDA: tensors in CUDA device memory.
-  return generateGPUHostObject(
-      M, 2, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact,
-      Ctx.keepsLLVMIR());
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  HostCodeGenOptions Opts;
+  Opts.DeviceType = 2; // kDLCUDA: tensors in CUDA device memory
+  Opts.KeepIR = Ctx.keepsLLVMIR();
+  // A specialization runs where every launch flag of its kernel holds,
+  // tested on the host as the kernel tests it.
+  Opts.SpecializationCondition =
+      [](llvm::IRBuilder<> &B, const KernelStmt &K,
+         llvm::function_ref<llvm::Value *(const Expr &)> EmitExpr,
+         llvm::function_ref<llvm::Value *(const BufferValue &)> Data) {
+        llvm::SmallVector<llvm::Value *, 8> All;
+        for (const OpStmt *Op : cuda::getLaunchFlags(K))
+          All.append(cuda::emitLaunchFlagConditions(
+              B, *Op, Data(*Op->getOperand("tensor").R.Buf), EmitExpr));
+        return All.empty() ? B.getTrue() : B.CreateAnd(All);
+      };
+  return generateHostObject(
+      M, Opts, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
 }
 
 } // namespace tile

@@ -209,13 +209,15 @@ def CUDATmaReadyOp : CUDAOp<"tma_ready"> {
     global tensor %tensor starts at a multiple of 16 bytes and `pitch`,
     the elements from one of its rows to the next (its row length: a
     contiguous tensor of rank 2 to 5, whose outer strides are all
-    multiples of it), is a multiple of 16 bytes, else 0: the test
+    multiples of it), is a multiple of 16 bytes, and no dimension of the
+    tensor is empty, else 0: the test
     the runtime applies before it builds an optional tensor map
     (tile/Exec/TensorMap.h), so that the kernel uses the map only where it
     was built.
   }];
-  let Example = "cuda.tma_ready %A, K -> %ok[0]";
-  let Arguments = (ins Region:$tensor, Expr:$pitch, Region:$dst);
+  let Example = "cuda.tma_ready %A, K -> %ok[0] {specialize = true}";
+  let Arguments = (ins Region:$tensor, Expr:$pitch, Region:$dst,
+                   BoolAttr<"false", "code generation also emits the kernel specialized for the test passing, which host code, making the test itself, launches where it does (LaunchFlags.h)">:$specialize);
   let Format = "$tensor `,` $pitch `->` $dst attr-dict";
   let Verifier = "verifyCUDATmaReadyOp";
   let Elementwise = 1;
@@ -257,9 +259,10 @@ def CUDAAlignedOp : CUDAOp<"aligned"> {
     that alignment (a pair's cuda.store_if), in place of one test per
     access.
   }];
-  let Example = "cuda.aligned %C -> %ok[0] {bytes = 4}";
+  let Example = "cuda.aligned %C -> %ok[0] {bytes = 4, specialize = true}";
   let Arguments = (ins Region:$tensor, Region:$dst,
-                   IntAttr<"", "the alignment tested, a power of two from 2 to 256">:$bytes);
+                   IntAttr<"", "the alignment tested, a power of two from 2 to 256">:$bytes,
+                   BoolAttr<"false", "code generation also emits the kernel specialized for the test passing, which host code, making the test itself, launches where it does (LaunchFlags.h)">:$specialize);
   let Format = "$tensor `->` $dst attr-dict";
   let Verifier = "verifyCUDAAlignedOp";
   let Elementwise = 1;

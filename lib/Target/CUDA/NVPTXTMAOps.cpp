@@ -170,22 +170,6 @@ void emitArrivePerWarp(llvm::IRBuilder<> &B, llvm::Value *Bar) {
   B.CreateCall(FT, IA, {B.CreatePtrToInt(Bar, B.getInt64Ty())});
 }
 
-/// cuda.tma_ready: data 16-byte aligned and rows of whole 16-byte chunks.
-void emitTmaReady(llvm::IRBuilder<> &B, const OpStmt &Op,
-                  llvm::ArrayRef<llvm::Value *> Operands) {
-  int64_t E = getDTypeBytes(Op.getOperand("tensor").R.Buf->getDType());
-  llvm::Value *Addr = B.CreatePtrToInt(Operands[0], B.getInt64Ty());
-  llvm::Value *Aligned =
-      B.CreateICmpEQ(B.CreateAnd(Addr, B.getInt64(15)), B.getInt64(0));
-  llvm::Value *Pitch =
-      B.CreateMul(B.CreateSExtOrTrunc(Operands[1], B.getInt64Ty()), B.getInt64(E));
-  llvm::Value *Rows =
-      B.CreateICmpEQ(B.CreateAnd(Pitch, B.getInt64(15)), B.getInt64(0));
-  DType T = Op.getOperand("dst").R.Buf->getDType();
-  llvm::Type *Ty = getLLVMMemType(B.getContext(), T);
-  B.CreateStore(B.CreateZExt(B.CreateAnd(Aligned, Rows), Ty), Operands[2]);
-}
-
 } // namespace
 
 void tile::collectTensorMaps(KernelEmission &K) {
@@ -234,8 +218,6 @@ llvm::Expected<bool> tile::emitNVPTXTMAOp(llvm::IRBuilder<> &B,
   if (Name == "cuda.tma_load") {
     if (llvm::Error E = emitTmaLoad(B, K, Op, Operands))
       return std::move(E);
-  } else if (Name == "cuda.tma_ready") {
-    emitTmaReady(B, Op, Operands);
   } else if (Name == "cuda.mbarrier_init") {
     if (llvm::Error E = checkSharedAlign(B, Operands[0], Op, "mbarrier", 8,
                                          "an mbarrier is 64 bits"))

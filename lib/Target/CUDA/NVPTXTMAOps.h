@@ -1,7 +1,7 @@
 //===- NVPTXTMAOps.h - LLVM IR for TMA, mbarriers, setmaxnreg ---*- C++ -*-===//
 //
 // The emission of the cuda dialect's per-thread asynchronous-copy ops
-// (cuda.tma_load, cuda.tma_ready, cuda.ldgsts_arrive), mbarrier ops and
+// (cuda.tma_load, cuda.ldgsts_arrive), mbarrier ops and
 // cuda.setmaxnreg, and the kernel arguments and attributes they need: one
 // tensor map argument per (tensor, box, swizzle) a kernel's cuda.tma_load
 // ops read through, and the launch bounds under which ptxas honours

@@ -23,7 +23,7 @@ bool isNVPTXTensorCoreOp(llvm::StringRef Name) {
   return Name == "cuda.ldmatrix" || Name == "cuda.mma_sync" ||
          Name == "cuda.cp_async" || Name == "cuda.cp_async_commit" ||
          Name == "cuda.cp_async_wait" || Name == "cuda.store_pair" ||
-         Name == "cuda.aligned" || Name == "cuda.store_if";
+         Name == "cuda.store_if";
 }
 
 namespace {
@@ -327,13 +327,6 @@ llvm::Error emitNVPTXTensorCoreOp(llvm::IRBuilder<> &B, const OpStmt &Op,
     emitStorePair(B, Op, Operands);
   else if (Name == "cuda.store_if")
     emitStoreIf(B, Op, Operands);
-  else if (Name == "cuda.aligned") {
-    // The tensor's data starts at a multiple of `bytes`.
-    llvm::Value *Ok =
-        isAligned(B, Operands[0], uint64_t(Op.getAttrOrDefault("bytes").getInt()));
-    llvm::Type *Ty = getLLVMMemType(B.getContext(), Op.getOperand("dst").R.Buf->getDType());
-    B.CreateStore(B.CreateZExt(Ok, Ty), Operands[1]);
-  }
   else
     return llvm::createStringError("'" + Name + "' is not a tensor-core op");
   return llvm::Error::success();

@@ -646,6 +646,8 @@ WGMMABuilder::Stmts WGMMABuilder::lowerCopyOut(const OpStmt &Op, BufferValue *Fr
       Operands.push_back(regionOperand(Ok, std::move(Idx)));
       AttributeList Attrs;
       Attrs.set("bytes", Attribute::getInt(2 * getDTypeBytes(Dst.Buf->getDType())));
+      // The single-element side is worth a specialization without it.
+      Attrs.set("specialize", Attribute::getBool(true));
       Body.push_back(op("cuda.aligned", std::move(Operands), std::move(Attrs),
                         Op.getLoc()));
       std::vector<ExprPtr> OkIdx;

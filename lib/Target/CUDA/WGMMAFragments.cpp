@@ -1684,30 +1684,19 @@ private:
     }
     BufferValue *Ok = nullptr;
     Top.push_back(allocLocal("tma_ok", DType::I32, int64_t(Tensors.size()), Ok));
-    ExprPtr Ready, NonEmpty;
-    llvm::SmallPtrSet<const Value *, 8> Seen;
+    ExprPtr Ready;
     for (unsigned I = 0; I != Tensors.size(); ++I) {
       BufferValue *G = Tensors[I];
       std::vector<OpOperand> Operands;
       Operands.push_back(regionOperand(G, {}));
       Operands.push_back(exprOperand(G->getShape().back()->clone()));
       Operands.push_back(regionOperand(Ok, one(lit(I))));
+      // 0 for an empty tensor too, whose map the runtime does not build
+      // (the cp.async path reads it as zeros).
       Top.push_back(op("cuda.tma_ready", std::move(Operands)));
       ExprPtr X = ex::load(Ok, one(lit(I)));
       Ready = Ready ? call(Intrinsic::Min, std::move(Ready), std::move(X)) : std::move(X);
-      // The runtime builds no map for an empty tensor (the cp.async path
-      // reads it as zeros).
-      for (const ExprPtr &Dim : G->getShape()) {
-        const auto *Sym = dyn_cast<RefExpr>(Dim.get());
-        if ((Sym && !Seen.insert(Sym->getValue()).second) ||
-            (Dim->getConstInt() && *Dim->getConstInt() > 0))
-          continue;
-        ExprPtr Pos = ex::binary(BinaryOp::Gt, Dim->clone(), lit(0));
-        NonEmpty = NonEmpty ? ex::land(std::move(NonEmpty), std::move(Pos)) : std::move(Pos);
-      }
     }
-    if (NonEmpty)
-      Ready = call(Intrinsic::Select, std::move(NonEmpty), std::move(Ready), lit(0));
     Tma = let(Top, "tma", std::move(Ready));
     // One thread initializes the barriers: a full barrier completes on one
     // arrival with the stage's bytes (TMA) or on two arrivals of each

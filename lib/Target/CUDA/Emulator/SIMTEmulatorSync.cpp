@@ -481,9 +481,10 @@ void SIMTEmulator::execTmaReady(const XStmt &S, const LaneList &M) {
     if (!checkFootprint(S, Dst, DS[L], 1, L, "writes"))
       return;
     // The test code generation makes: the data's start and the row pitch
-    // in bytes, both multiples of 16.
+    // in bytes, both multiples of 16, and no empty dimension.
     uint64_t RowBytes = uint64_t(Pitch.at(L).I) * T.Bytes;
-    bool Ready = (256 + Opts.DataOffset) % 16 == 0 && RowBytes % 16 == 0;
+    bool Ready = (256 + Opts.DataOffset) % 16 == 0 && RowBytes % 16 == 0 &&
+                 llvm::all_of(T.Shape, [](int64_t D) { return D > 0; });
     storeElement(DB, DS[L], L, Ready ? 1.0 : 0.0, S.getLoc());
     if (Failed)
       return;
