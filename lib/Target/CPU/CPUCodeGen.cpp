@@ -543,7 +543,11 @@ struct LaneStep {
 std::optional<LaneStep> matchLaneStep(llvm::Value *I, unsigned Opcode,
                                       llvm::CmpInst::Predicate Pred) {
   auto *Inst = llvm::dyn_cast<llvm::Instruction>(I);
-  if (!Inst || Inst->getOpcode() != Opcode || !Inst->getType()->isFloatTy())
+  // Max and min of f16 as well (cpu-fuse-elementwise's f16 partial results
+  // of a max over f16 values).
+  if (!Inst || Inst->getOpcode() != Opcode ||
+      !(Inst->getType()->isFloatTy() ||
+        (Opcode == llvm::Instruction::Select && Inst->getType()->isHalfTy())))
     return std::nullopt;
   LaneStep S;
   if (Opcode == llvm::Instruction::FAdd) {
