@@ -784,15 +784,15 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
     return E;
   allowReciprocals(LM);
   Phases.done("llvm-ir");
-  // foldExpShifts' remarks, once per loop and outcome.
+  // foldExpShifts' remarks, once per loop and message.
   RemarkEngine &Remarks = M.getContext().getRemarks();
-  std::set<std::pair<const char *, bool>> Said;
+  std::set<std::pair<const char *, std::string>> Said;
   auto ExpRemark = [&](const llvm::Instruction &I, bool Passed, llvm::StringRef Message) {
     RemarkKind Kind = Passed ? RemarkKind::Passed : RemarkKind::Missed;
     if (!Remarks.isEnabled(Kind, "cpu-codegen"))
       return;
     llvm::SMLoc Loc = locateLoop(T, &I);
-    if (Said.insert({Loc.getPointer(), Passed}).second)
+    if (Said.insert({Loc.getPointer(), Message.str()}).second)
       Remarks.emit(Kind, "cpu-codegen", Loc, Message);
   };
   Artifact.DeviceFmt = DeviceFormat::Object;

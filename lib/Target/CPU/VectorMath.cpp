@@ -3,8 +3,12 @@
 #include "VectorMath.h"
 #include "tile/IR/Walk.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/VectorUtils.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/PatternMatch.h"
@@ -12,6 +16,9 @@
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 #include <cmath>
 #include <functional>
 
@@ -416,6 +423,118 @@ std::optional<ShiftedExp> matchShiftedExp(llvm::IntrinsicInst &Scalef) {
   return S;
 }
 
+/// An exp that foldExpShifts rewrote: its vscalefps and the polynomial's
+/// coefficient operands with the scalar K c each now splats.
+struct FoldedExp {
+  llvm::IntrinsicInst *Scalef;
+  llvm::SmallVector<std::tuple<llvm::IntrinsicInst *, unsigned, llvm::Value *>, 6> Coeffs;
+};
+
+/// An exp of \p Folds multiplied by r, one value for its loop (a splat):
+/// softmax's exp(x - m) / s once the division is a multiply by the
+/// reciprocal (allowReciprocals).
+struct ScaledExp {
+  const FoldedExp *Exp;
+  llvm::Instruction *Mul;
+  llvm::Value *R;
+};
+
+/// Folds the multiply of each ScaledExp into its polynomial's
+/// coefficients (K c r instead of K c), removing a vmulps per vector.
+/// p K r 2^n rounds once where p K 2^n r rounded twice, the same to an ulp
+/// while K r keeps K c r normal: the loop is versioned on |r| in
+/// [2^-100, 2^100] (one branch before it), and runs as it was otherwise
+/// (r zero, infinite, NaN or extreme: exp(x) * inf is NaN where exp(x)
+/// underflows, which no scaling of the polynomial gives).
+void foldExpScales(llvm::ArrayRef<FoldedExp> Folds, const ExpShiftRemark &Remark) {
+  llvm::MapVector<llvm::Function *, std::vector<ScaledExp>> ByFunction;
+  for (const FoldedExp &FE : Folds) {
+    using namespace llvm::PatternMatch;
+    if (!FE.Scalef->hasOneUse())
+      continue;
+    auto *Mul = llvm::cast<llvm::Instruction>(*FE.Scalef->user_begin());
+    llvm::Value *RS;
+    if (!match(Mul, m_c_FMul(m_Specific(FE.Scalef), m_Value(RS))))
+      continue;
+    llvm::Value *R = llvm::getSplatValue(RS);
+    if (!R || !R->getType()->isFloatTy())
+      continue;
+    ByFunction[FE.Scalef->getFunction()].push_back({&FE, Mul, R});
+  }
+  for (auto &[F, Scaled] : ByFunction) {
+    llvm::DominatorTree DT(*F);
+    llvm::LoopInfo LI(DT);
+    llvm::MapVector<llvm::Loop *, std::vector<const ScaledExp *>> ByLoop;
+    for (const ScaledExp &SE : Scaled) {
+      llvm::Loop *L = LI.getLoopFor(SE.Mul->getParent());
+      auto *RI = llvm::dyn_cast<llvm::Instruction>(SE.R);
+      if (L && L->isInnermost() && (!RI || !L->contains(RI)))
+        ByLoop[L].push_back(&SE);
+    }
+    for (auto &[L, Exps] : ByLoop) {
+      llvm::BasicBlock *PH = L->getLoopPreheader(), *Exiting = L->getExitingBlock();
+      if (!PH || !Exiting || !L->getUniqueExitBlock())
+        continue;
+      // An exit block of its own (the vectorizer's loops may share theirs),
+      // where the clone's values join the loop's.
+      llvm::formDedicatedExitBlocks(L, &DT, &LI, nullptr, /*PreserveLCSSA=*/false);
+      llvm::BasicBlock *Exit = L->getUniqueExitBlock();
+      if (!Exit || Exit->getSinglePredecessor() != Exiting)
+        continue;
+      llvm::formLCSSA(*L, DT, &LI, nullptr);
+      // In the preheader: whether every r is in range, and K c r.
+      llvm::IRBuilder<> B(PH->getTerminator());
+      llvm::Type *F32 = B.getFloatTy();
+      llvm::Value *Safe = nullptr;
+      llvm::SmallPtrSet<llvm::Value *, 2> Checked;
+      llvm::DenseMap<std::pair<llvm::Value *, llvm::Value *>, llvm::Value *> RC;
+      for (const ScaledExp *SE : Exps) {
+        if (Checked.insert(SE->R).second) {
+          llvm::Value *A = B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, SE->R);
+          llvm::Value *InRange =
+              B.CreateAnd(B.CreateFCmpOGE(A, llvm::ConstantFP::get(F32, 0x1p-100f)),
+                          B.CreateFCmpOLE(A, llvm::ConstantFP::get(F32, 0x1p100f)));
+          Safe = Safe ? B.CreateAnd(Safe, InRange) : InRange;
+        }
+        auto *VT = llvm::cast<llvm::FixedVectorType>(SE->Mul->getType());
+        for (auto [Step, Idx, KC] : SE->Exp->Coeffs) {
+          llvm::Value *&V = RC[{SE->R, KC}];
+          if (!V)
+            V = B.CreateVectorSplat(VT->getElementCount(), B.CreateFMul(KC, SE->R));
+        }
+      }
+      // PH -> Safe ? clone : L, the clone with the multiply folded.
+      llvm::BasicBlock *NPH = llvm::SplitBlock(PH, PH->getTerminator(), &DT, &LI);
+      llvm::ValueToValueMapTy VMap;
+      llvm::SmallVector<llvm::BasicBlock *, 8> Blocks;
+      llvm::Loop *Clone =
+          llvm::cloneLoopWithPreheader(NPH, PH, L, VMap, ".rfold", &LI, &DT, Blocks);
+      llvm::remapInstructionsInBlocks(Blocks, VMap);
+      llvm::Instruction *Br = PH->getTerminator();
+      llvm::BranchInst::Create(Clone->getLoopPreheader(), NPH, Safe, Br->getIterator());
+      Br->eraseFromParent();
+      DT.changeImmediateDominator(Exit, PH);
+      for (llvm::PHINode &Phi : Exit->phis()) {
+        llvm::Value *V = Phi.getIncomingValueForBlock(Exiting);
+        if (llvm::Value *Mapped = VMap.lookup(V))
+          V = Mapped;
+        Phi.addIncoming(V, llvm::cast<llvm::BasicBlock>(VMap[Exiting]));
+      }
+      for (const ScaledExp *SE : Exps) {
+        for (auto [Step, Idx, KC] : SE->Exp->Coeffs)
+          llvm::cast<llvm::IntrinsicInst>(VMap[Step])->setArgOperand(Idx, RC[{SE->R, KC}]);
+        auto *Mul = llvm::cast<llvm::Instruction>(VMap[SE->Mul]);
+        Mul->replaceAllUsesWith(VMap[SE->Exp->Scalef]);
+        Mul->eraseFromParent();
+        Remark(*SE->Exp->Scalef, true,
+               "exp(x - m) * r, r one value for the loop (a division by it): r folded "
+               "into the polynomial's coefficients where |r| is in [2^-100, 2^100], the "
+               "loop as it was otherwise");
+      }
+    }
+  }
+}
+
 } // namespace
 
 void tile::foldExpShifts(llvm::Module &LM, const ExpShiftRemark &Remark) {
@@ -432,10 +551,12 @@ void tile::foldExpShifts(llvm::Module &LM, const ExpShiftRemark &Remark) {
     /// Where the values per m go: after its definition.
     llvm::Instruction *InsertBefore;
     llvm::Value *NegHi;
-    llvm::DenseMap<llvm::Constant *, llvm::Value *> Coeffs;
+    /// Per coefficient c: the splat of K c and K c.
+    llvm::DenseMap<llvm::Constant *, std::pair<llvm::Value *, llvm::Value *>> Coeffs;
     llvm::Value *K;
   };
   llvm::DenseMap<std::pair<llvm::Value *, llvm::Type *>, Folded> Done;
+  std::vector<FoldedExp> Folds;
   for (llvm::IntrinsicInst *Scalef : Scalefs) {
     std::optional<ShiftedExp> S = matchShiftedExp(*Scalef);
     if (!S)
@@ -498,18 +619,21 @@ void tile::foldExpShifts(llvm::Module &LM, const ExpShiftRemark &Remark) {
         {S->X, llvm::ConstantVector::getSplat(VT->getElementCount(),
                                               llvm::ConstantFP::get(F32, 1.44269504088896341f)),
          Fo.NegHi});
+    FoldedExp FE{Scalef, {}};
     for (auto [Step, Idx] : S->Coeffs) {
       auto *Coeff = llvm::cast<llvm::Constant>(Step->getArgOperand(Idx));
-      llvm::Value *&Scaled = Fo.Coeffs[Coeff];
+      auto &[Scaled, KC] = Fo.Coeffs[Coeff];
       if (!Scaled) {
         llvm::Constant *Scalar = Coeff->getSplatValue();
         llvm::IRBuilder<> PB(Fo.InsertBefore);
         auto *One = llvm::dyn_cast<llvm::ConstantFP>(Scalar);
-        llvm::Value *KC = One && One->isExactlyValue(1.0) ? Fo.K : PB.CreateFMul(Fo.K, Scalar);
+        KC = One && One->isExactlyValue(1.0) ? Fo.K : PB.CreateFMul(Fo.K, Scalar);
         Scaled = PB.CreateVectorSplat(VT->getElementCount(), KC);
       }
       Step->setArgOperand(Idx, Scaled);
+      FE.Coeffs.push_back({Step, Idx, KC});
     }
+    Folds.push_back(std::move(FE));
     llvm::Instruction *OldT = S->T;
     llvm::Instruction *OldD = llvm::cast<llvm::Instruction>(OldT->getOperand(0));
     OldT->replaceAllUsesWith(T);
@@ -519,4 +643,5 @@ void tile::foldExpShifts(llvm::Module &LM, const ExpShiftRemark &Remark) {
            "exp(x - m), x an f16 value: x log2(e) - m log2(e) in one FMA, m log2(e) "
            "split in two f32 parts, the lower one folded into the polynomial once per m");
   }
+  foldExpScales(Folds, Remark);
 }

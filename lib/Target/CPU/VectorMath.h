@@ -125,7 +125,10 @@ using ExpShiftRemark =
 /// itself, as (x - m) log2(e) was: no accuracy is lost where x is near m
 /// (fusing with c = fl(m log2(e)) alone errs by up to half an ulp of c,
 /// 0.3% at f16's largest values). Results are the same for infinite and NaN
-/// x and m. Runs after dropFastExpClamps on \p LM.
+/// x and m. Where such an exp is then multiplied by r, one value for the
+/// loop (the reciprocal of softmax's sum), r joins the coefficients too, in
+/// a copy of the loop taken where |r| is in [2^-100, 2^100] (the loop as it
+/// was runs otherwise). Runs after dropFastExpClamps on \p LM.
 void foldExpShifts(llvm::Module &LM, const ExpShiftRemark &Remark);
 
 /// Whether exp and exp2 of f32 in \p K may take emitFastExpF32: every
