@@ -1,6 +1,7 @@
 //===- VectorMath.cpp - The CPU backend's vector math library -------------===//
 
 #include "VectorMath.h"
+#include "LoopVersioning.h"
 #include "tile/IR/Walk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
@@ -16,9 +17,6 @@
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
-#include "llvm/Transforms/Utils/BasicBlockUtils.h"
-#include "llvm/Transforms/Utils/Cloning.h"
-#include "llvm/Transforms/Utils/LoopUtils.h"
 #include <cmath>
 #include <functional>
 
@@ -472,54 +470,32 @@ void foldExpScales(llvm::ArrayRef<FoldedExp> Folds, const ExpShiftRemark &Remark
         ByLoop[L].push_back(&SE);
     }
     for (auto &[L, Exps] : ByLoop) {
-      llvm::BasicBlock *PH = L->getLoopPreheader(), *Exiting = L->getExitingBlock();
-      if (!PH || !Exiting || !L->getUniqueExitBlock())
-        continue;
-      // An exit block of its own (the vectorizer's loops may share theirs),
-      // where the clone's values join the loop's.
-      llvm::formDedicatedExitBlocks(L, &DT, &LI, nullptr, /*PreserveLCSSA=*/false);
-      llvm::BasicBlock *Exit = L->getUniqueExitBlock();
-      if (!Exit || Exit->getSinglePredecessor() != Exiting)
-        continue;
-      llvm::formLCSSA(*L, DT, &LI, nullptr);
       // In the preheader: whether every r is in range, and K c r.
-      llvm::IRBuilder<> B(PH->getTerminator());
-      llvm::Type *F32 = B.getFloatTy();
-      llvm::Value *Safe = nullptr;
-      llvm::SmallPtrSet<llvm::Value *, 2> Checked;
       llvm::DenseMap<std::pair<llvm::Value *, llvm::Value *>, llvm::Value *> RC;
-      for (const ScaledExp *SE : Exps) {
-        if (Checked.insert(SE->R).second) {
-          llvm::Value *A = B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, SE->R);
-          llvm::Value *InRange =
-              B.CreateAnd(B.CreateFCmpOGE(A, llvm::ConstantFP::get(F32, 0x1p-100f)),
-                          B.CreateFCmpOLE(A, llvm::ConstantFP::get(F32, 0x1p100f)));
-          Safe = Safe ? B.CreateAnd(Safe, InRange) : InRange;
+      auto Condition = [&](llvm::IRBuilder<> &B) {
+        llvm::Type *F32 = B.getFloatTy();
+        llvm::Value *Safe = nullptr;
+        llvm::SmallPtrSet<llvm::Value *, 2> Checked;
+        for (const ScaledExp *SE : Exps) {
+          if (Checked.insert(SE->R).second) {
+            llvm::Value *A = B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, SE->R);
+            llvm::Value *InRange =
+                B.CreateAnd(B.CreateFCmpOGE(A, llvm::ConstantFP::get(F32, 0x1p-100f)),
+                            B.CreateFCmpOLE(A, llvm::ConstantFP::get(F32, 0x1p100f)));
+            Safe = Safe ? B.CreateAnd(Safe, InRange) : InRange;
+          }
+          auto *VT = llvm::cast<llvm::FixedVectorType>(SE->Mul->getType());
+          for (auto [Step, Idx, KC] : SE->Exp->Coeffs) {
+            llvm::Value *&V = RC[{SE->R, KC}];
+            if (!V)
+              V = B.CreateVectorSplat(VT->getElementCount(), B.CreateFMul(KC, SE->R));
+          }
         }
-        auto *VT = llvm::cast<llvm::FixedVectorType>(SE->Mul->getType());
-        for (auto [Step, Idx, KC] : SE->Exp->Coeffs) {
-          llvm::Value *&V = RC[{SE->R, KC}];
-          if (!V)
-            V = B.CreateVectorSplat(VT->getElementCount(), B.CreateFMul(KC, SE->R));
-        }
-      }
-      // PH -> Safe ? clone : L, the clone with the multiply folded.
-      llvm::BasicBlock *NPH = llvm::SplitBlock(PH, PH->getTerminator(), &DT, &LI);
+        return Safe;
+      };
       llvm::ValueToValueMapTy VMap;
-      llvm::SmallVector<llvm::BasicBlock *, 8> Blocks;
-      llvm::Loop *Clone =
-          llvm::cloneLoopWithPreheader(NPH, PH, L, VMap, ".rfold", &LI, &DT, Blocks);
-      llvm::remapInstructionsInBlocks(Blocks, VMap);
-      llvm::Instruction *Br = PH->getTerminator();
-      llvm::BranchInst::Create(Clone->getLoopPreheader(), NPH, Safe, Br->getIterator());
-      Br->eraseFromParent();
-      DT.changeImmediateDominator(Exit, PH);
-      for (llvm::PHINode &Phi : Exit->phis()) {
-        llvm::Value *V = Phi.getIncomingValueForBlock(Exiting);
-        if (llvm::Value *Mapped = VMap.lookup(V))
-          V = Mapped;
-        Phi.addIncoming(V, llvm::cast<llvm::BasicBlock>(VMap[Exiting]));
-      }
+      if (!versionLoop(*L, DT, LI, Condition, VMap, ".rfold"))
+        continue;
       for (const ScaledExp *SE : Exps) {
         for (auto [Step, Idx, KC] : SE->Exp->Coeffs)
           llvm::cast<llvm::IntrinsicInst>(VMap[Step])->setArgOperand(Idx, RC[{SE->R, KC}]);
