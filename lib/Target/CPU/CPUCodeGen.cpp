@@ -31,6 +31,7 @@
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/Local.h"
+#include <set>
 
 namespace tile {
 namespace {
@@ -543,7 +544,11 @@ struct LaneStep {
 std::optional<LaneStep> matchLaneStep(llvm::Value *I, unsigned Opcode,
                                       llvm::CmpInst::Predicate Pred) {
   auto *Inst = llvm::dyn_cast<llvm::Instruction>(I);
-  if (!Inst || Inst->getOpcode() != Opcode || !Inst->getType()->isFloatTy())
+  // Max and min of f16 as well (cpu-fuse-elementwise's f16 partial results
+  // of a max over f16 values).
+  if (!Inst || Inst->getOpcode() != Opcode ||
+      !(Inst->getType()->isFloatTy() ||
+        (Opcode == llvm::Instruction::Select && Inst->getType()->isHalfTy())))
     return std::nullopt;
   LaneStep S;
   if (Opcode == llvm::Instruction::FAdd) {
@@ -716,7 +721,7 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
                     LLVMPipeline Pipeline, std::string &Object, std::string *Source,
                     std::map<std::string, std::string> &Notes,
                     std::vector<KernelArtifact::CodeGenTiming> &Timings,
-                    std::string *Asm = nullptr) {
+                    const ExpShiftRemark &ExpRemark, std::string *Asm = nullptr) {
   CodeGenPhaseTimer Phases(Timings);
   llvm::TargetLibraryInfoImpl Libraries(TM.getTargetTriple());
   VM.addMappings(Libraries);
@@ -724,6 +729,7 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
   optimizeModule(LM, TM, &Libraries, Pipeline);
   scaleByFloatExponents(LM, *TM.getMCSubtargetInfo());
   dropFastExpClamps(LM, *TM.getMCSubtargetInfo());
+  foldExpShifts(LM, ExpRemark);
   reduceLanesInTrees(LM);
   Phases.done("llvm-opt");
   if (callsVectorFunctions(LM))
@@ -778,12 +784,23 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
     return E;
   allowReciprocals(LM);
   Phases.done("llvm-ir");
+  // foldExpShifts' remarks, once per loop and message.
+  RemarkEngine &Remarks = M.getContext().getRemarks();
+  std::set<std::pair<const char *, std::string>> Said;
+  auto ExpRemark = [&](const llvm::Instruction &I, bool Passed, llvm::StringRef Message) {
+    RemarkKind Kind = Passed ? RemarkKind::Passed : RemarkKind::Missed;
+    if (!Remarks.isEnabled(Kind, "cpu-codegen"))
+      return;
+    llvm::SMLoc Loc = locateLoop(T, &I);
+    if (Said.insert({Loc.getPointer(), Message.str()}).second)
+      Remarks.emit(Kind, "cpu-codegen", Loc, Message);
+  };
   Artifact.DeviceFmt = DeviceFormat::Object;
   // Assembly needs a second run of the code generator: only when asked.
   if (llvm::Error E =
           compile(LM, **TM, *VM, getPipeline(Ctx.getTarget()), Artifact.DeviceCode,
                   Ctx.keepsLLVMIR() ? &Artifact.DeviceSource : nullptr,
-                  Artifact.Notes, Artifact.Timings,
+                  Artifact.Notes, Artifact.Timings, ExpRemark,
                   Ctx.keepsAssembly() ? &Artifact.Notes["device-asm"] : nullptr))
     return E;
   return Diags.takeError("CPU code generation failed:");

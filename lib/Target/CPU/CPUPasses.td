@@ -103,7 +103,10 @@ def CPUFuseElementwise : Pass<CPUPasses, "cpu-fuse-elementwise"> {
     (`cpu.prefetch`, into L2) the lines the same row reads at %v + 1: a
     GEMV's rows lie a row of A apart, more streams than the hardware
     prefetchers follow. Max and min of partial results, which are never
-    NaN, are a compare and select (one vmaxps). Runs
+    NaN, are a compare and select (one vmaxps); those of f16 values
+    (an f16 tensor read into an f32 fragment) are kept in f16 where the
+    CPU computes on f16 vectors (AVX512-FP16: one vmaxph per 32 elements,
+    the same result), with a remark either way. Runs
     that do not qualify are left to tile-lower-tile-ops, except their
     reductions of a whole on-chip buffer along its innermost dimension
     into a whole buffer (softmax's max and sum over its running tile),

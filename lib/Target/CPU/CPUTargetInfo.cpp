@@ -87,6 +87,7 @@ static llvm::Expected<CPUVectorInfo> computeCPUVectorInfo(const TargetSpec &T) {
   if (unsigned Line = TTI.getCacheLineSize())
     Info.CacheLineBytes = Line;
   Info.HasBF16Dot = (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
+  Info.HasF16Arith = (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512fp16");
 
   // Asked for a width beyond any register's, TTI reports the widest
   // registers the CPU has rather than the width its tuning prefers.

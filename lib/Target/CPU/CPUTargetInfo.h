@@ -52,6 +52,10 @@ struct CPUVectorInfo {
   /// Whether the CPU multiplies pairs of bf16 into f32 sums in 512-bit
   /// vectors (AVX512-BF16: vdpbf16ps, the `cpu.dpbf16ps` op).
   bool HasBF16Dot = false;
+  /// Whether the CPU computes on vectors of f16 itself (AVX512-FP16:
+  /// vmaxph, vminph take 32 halves per 512-bit vector, twice the lanes of
+  /// f32, with no conversion).
+  bool HasF16Arith = false;
   /// The math functions that LLVM computes one lane at a time on vectors
   /// of the widest width (a library call per element: exp, log, tanh
   /// without a vector math library), as its cost model says, less those the

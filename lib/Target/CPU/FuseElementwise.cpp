@@ -30,6 +30,7 @@
 #include "tile/Target/BackendContext.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/Pass.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -87,9 +88,9 @@ struct Run {
 class Fuser {
 public:
   Fuser(Function &F, KernelStmt &K, RemarkEmitter Remarks, int64_t Lanes,
-        unsigned VectorBits, unsigned LineBytes, const OpInfo *Prefetch)
+        unsigned VectorBits, unsigned LineBytes, bool F16Arith, const OpInfo *Prefetch)
       : Names(F), K(K), Remarks(Remarks), Lanes(Lanes), VectorBits(VectorBits),
-        LineBytes(LineBytes), Prefetch(Prefetch) {
+        LineBytes(LineBytes), F16Arith(F16Arith), Prefetch(Prefetch) {
     walkStmts(F.getBody(), [&](const Stmt &S) {
       if (const auto *Fo = dyn_cast<ForStmt>(&S))
         for (const LoopDim &D : Fo->getDims())
@@ -1106,14 +1107,19 @@ private:
 
   /// Combines the \p L partial results \p P into Dst[DI] (into its current
   /// value unless \p Clear).
+  /// The partial results may be of a narrower type than Dst (partialType):
+  /// then they are combined in theirs, and Dst's current value joins the
+  /// result last.
   void foldPartials(Stmts &Inner, llvm::StringRef Kind, BufferValue *P, int64_t L,
                     BufferValue *Dst, std::vector<ExprPtr> DI, bool Clear) {
-    DType Ty = Dst->getDType();
+    DType Ty = P->getDType();
+    bool Narrow = Ty != Dst->getDType();
     BufferValue *Acc = alloc(Inner, "acc", Ty, MemScope::Var, {});
     std::vector<ExprPtr> DI2;
     for (const ExprPtr &X : DI)
       DI2.push_back(X->clone());
-    Inner.push_back(store(Acc, {}, Clear ? identity(Kind, Ty) : ex::load(Dst, std::move(DI2))));
+    Inner.push_back(store(Acc, {},
+                          Clear || Narrow ? identity(Kind, Ty) : ex::load(Dst, std::move(DI2))));
     // Whole vectors of partial results fold pairwise onto the lower half
     // while more than one vector is left (as vector adds); the last
     // vector's lanes then join the result in order (the chain becomes
@@ -1151,7 +1157,14 @@ private:
     Comb.push_back(
         store(Acc, {}, combine(Kind, ex::load(Acc, {}), ex::load(P, std::move(PI)), NotNaN::X)));
     Inner.push_back(forLoop(LoopKind::Unroll, std::move(D), std::move(Comb)));
-    Inner.push_back(store(Dst, std::move(DI), ex::load(Acc, {})));
+    ExprPtr R = ex::castTo(ex::load(Acc, {}), Dst->getDType());
+    if (Narrow && !Clear) {
+      std::vector<ExprPtr> DI3;
+      for (const ExprPtr &X : DI)
+        DI3.push_back(X->clone());
+      R = combine(Kind, ex::load(Dst, std::move(DI3)), std::move(R), NotNaN::X);
+    }
+    Inner.push_back(store(Dst, std::move(DI), std::move(R)));
   }
 
   /// Replaces the reductions left outside fused runs that
@@ -1259,6 +1272,110 @@ private:
     return Out;
   }
 
+  /// Whether every value \p E can take is an f16 value (converting it to
+  /// f16 and back gives it again): an f16 expression, a widening cast of
+  /// one, a float literal that f16 holds, or a select, max, min,
+  /// negation or abs of such values. \p Exact says it of the loads of
+  /// run-local fragments (one value per element).
+  static bool holdsF16(const Expr &E,
+                       const llvm::DenseMap<const BufferValue *, bool> &Exact) {
+    if (E.getDType() == DType::F16)
+      return true;
+    if (!isFloat(E.getDType()) || getDTypeBits(E.getDType()) < 32)
+      return false;
+    switch (E.getKind()) {
+    case Expr::Kind::Inf:
+      return true;
+    case Expr::Kind::FloatLit: {
+      llvm::APFloat V(cast<FloatLitExpr>(E).getValue());
+      bool LosesInfo = true;
+      V.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven, &LosesInfo);
+      return !LosesInfo;
+    }
+    case Expr::Kind::Load:
+      return Exact.lookup(cast<LoadExpr>(E).getBuffer());
+    case Expr::Kind::Cast:
+      return holdsF16(*cast<CastExpr>(E).getOperand(), Exact);
+    case Expr::Kind::Unary:
+      return cast<UnaryExpr>(E).getOp() == UnaryOp::Neg &&
+             holdsF16(*cast<UnaryExpr>(E).getOperand(), Exact);
+    case Expr::Kind::Call: {
+      const auto &C = cast<CallExpr>(E);
+      llvm::ArrayRef<ExprPtr> Args = C.getArgs();
+      switch (C.getIntrinsic()) {
+      case Intrinsic::Select:
+        return holdsF16(*Args[1], Exact) && holdsF16(*Args[2], Exact);
+      case Intrinsic::Max:
+      case Intrinsic::Min:
+        return holdsF16(*Args[0], Exact) && holdsF16(*Args[1], Exact);
+      case Intrinsic::Abs:
+        return holdsF16(*Args[0], Exact);
+      default:
+        return false;
+      }
+    }
+    default:
+      return false;
+    }
+  }
+
+  /// The element type of the partial results of reduction \p Red of run
+  /// \p R: f16 for a max or min whose every element is an f16 value
+  /// (holdsF16: softmax's row maximum of an f16 tensor read into an f32
+  /// fragment) where the CPU computes on f16 vectors, twice the lanes per
+  /// vector and no conversion per element; the result is the same value,
+  /// f16 to f32 being exact and order-preserving. Otherwise the
+  /// destination's type.
+  /// Says so in a remark unless \p Quiet (the guarded nest's copy).
+  DType partialType(const Run &R, const Member &Red, bool Quiet) {
+    DType Ty = Red.Dst->getDType();
+    llvm::StringRef Kind = cast<OpStmt>(Red.S)->getAttrOrDefault("kind").getStr();
+    if ((Kind != "max" && Kind != "min") || !isFloat(Ty) || getDTypeBits(Ty) <= 16 ||
+        !isFloat(Red.Frag->getDType()))
+      return Ty;
+    llvm::DenseMap<const BufferValue *, bool> Exact;
+    for (const Member &M : R.Members) {
+      if (&M == &Red)
+        break;
+      switch (M.Kind) {
+      case Member::CopyIn:
+        // The guarded nest reads out-of-range elements as zero.
+        Exact[M.Frag] = M.Global->getDType() == DType::F16;
+        break;
+      case Member::Fill: {
+        auto *Op = cast<OpStmt>(M.S);
+        Exact[M.Frag] = Op->getName() != "fill" || holdsF16(*Op->getOperands()[1].E, Exact);
+        break;
+      }
+      case Member::Loop:
+        for (const StmtPtr &S : cast<ForStmt>(M.S)->getBody().Stmts) {
+          auto *St = cast<StoreStmt>(S.get());
+          Exact[St->getBuffer()] = holdsF16(*St->getValue(), Exact);
+        }
+        break;
+      case Member::CopyOut:
+      case Member::Reduce:
+        break;
+      }
+    }
+    if (!Exact.lookup(Red.Frag))
+      return Ty;
+    if (!F16Arith) {
+      if (!Quiet)
+        Remarks.missed(Red.S->getLoc(),
+                     "reduce " + Kind.str() + " of f16 values in " + getDTypeName(Ty) +
+                         " partial results: f16 ones (twice the lanes per vector, no "
+                         "conversion) need a CPU that computes on f16 vectors "
+                         "(AVX512-FP16)");
+      return Ty;
+    }
+    if (!Quiet)
+      Remarks.passed(Red.S->getLoc(), "reduce " + Kind.str() +
+                                        " of f16 values in f16 partial results (the same "
+                                        "value; twice the lanes per vector, no conversion)");
+    return DType::F16;
+  }
+
   /// The loop nest of a run over its whole domain.
   Stmts nest(const Run &R, bool Guarded) {
     const std::vector<int64_t> &Dom = R.Members.front().Domain;
@@ -1293,14 +1410,19 @@ private:
       OuterDims.push_back(dim(std::move(V), 0, Dom[P], false));
     }
     int64_t E = Dom.back();
-    int64_t L = lanes(Reduces.front()->Dst->getDType());
+    std::vector<DType> PartTys;
+    int64_t L = 1;
+    for (const Member *M : Reduces) {
+      PartTys.push_back(partialType(R, *M, Guarded));
+      L = std::max(L, lanes(PartTys.back()));
+    }
     Stmts Inner;
     if (!Guarded)
       prefetchNextRows(R, Elem, E, Inner);
     llvm::DenseMap<const Stmt *, BufferValue *> Parts;
-    for (const Member *M : Reduces)
-      Parts[M->S] = initPartials(Inner, cast<OpStmt>(M->S)->getAttrOrDefault("kind").getStr(),
-                                 M->Dst->getDType(), L);
+    for (auto [M, Ty] : llvm::zip(Reduces, PartTys))
+      Parts[M->S] =
+          initPartials(Inner, cast<OpStmt>(M->S)->getAttrOrDefault("kind").getStr(), Ty, L);
     if (int64_t Q = E / L) {
       auto JO = loopVar("jo"), JL = loopVar("jl");
       Value *JOV = JO.get(), *JLV = JL.get();
@@ -1444,6 +1566,8 @@ private:
   int64_t Lanes;
   unsigned VectorBits;
   unsigned LineBytes;
+  /// Whether the CPU computes on f16 vectors (partialType).
+  bool F16Arith;
   /// cpu.prefetch, or null (the cpu dialect not registered: tile-opt alone).
   const OpInfo *Prefetch;
   llvm::DenseSet<const Value *> NonNeg;
@@ -1475,7 +1599,7 @@ public:
       });
       for (KernelStmt *K : Kernels)
         Fuser(*F, *K, getRemarks(M), Lanes, getKernelVectorBits(Vec, *K), Vec.CacheLineBytes,
-              M.getContext().getOpRegistry().lookup("cpu.prefetch"))
+              Vec.HasF16Arith, M.getContext().getOpRegistry().lookup("cpu.prefetch"))
             .run();
     }
     return true;

@@ -1,12 +1,23 @@
 //===- VectorMath.cpp - The CPU backend's vector math library -------------===//
 
 #include "VectorMath.h"
+#include "LoopVersioning.h"
 #include "tile/IR/Walk.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/VectorUtils.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include <cmath>
 #include <functional>
 
 using namespace tile;
@@ -289,4 +300,324 @@ bool tile::chooseFastExp(const KernelStmt &K, CPUVectorMath::ExpAccuracy Mode,
                  "every tensor the kernel writes is f16 or bf16");
   KeepsClamps();
   return true;
+}
+
+namespace {
+
+/// Whether every lane of \p V is an f16 value or infinite: at most 65504
+/// in magnitude where finite (fpext of half, selects of such values,
+/// constants that are).
+bool isF16OrInfinite(const llvm::Value *V, unsigned Depth = 0) {
+  using namespace llvm::PatternMatch;
+  if (Depth > 4)
+    return false;
+  if (const auto *Ext = llvm::dyn_cast<llvm::FPExtInst>(V))
+    return Ext->getSrcTy()->getScalarType()->isHalfTy();
+  if (const auto *Sel = llvm::dyn_cast<llvm::SelectInst>(V))
+    return isF16OrInfinite(Sel->getTrueValue(), Depth + 1) &&
+           isF16OrInfinite(Sel->getFalseValue(), Depth + 1);
+  if (const auto *C = llvm::dyn_cast<llvm::Constant>(V)) {
+    auto Fits = [](const llvm::Constant *E) {
+      const auto *F = llvm::dyn_cast_or_null<llvm::ConstantFP>(E);
+      return F && (F->getValueAPF().isInfinity() ||
+                   (F->getValueAPF().isFinite() &&
+                    std::fabs(F->getValueAPF().convertToFloat()) <= 65504.0f));
+    };
+    if (const llvm::Constant *S = C->getSplatValue())
+      return Fits(S);
+    auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(C->getType());
+    if (!VT)
+      return Fits(C);
+    for (unsigned I = 0; I != VT->getNumElements(); ++I)
+      if (!Fits(C->getAggregateElement(I)))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+bool isScalefPs(const llvm::Value *V) {
+  const auto *II = llvm::dyn_cast<llvm::IntrinsicInst>(V);
+  return II && (II->getIntrinsicID() == llvm::Intrinsic::x86_avx512_mask_scalef_ps_512 ||
+                II->getIntrinsicID() == llvm::Intrinsic::x86_avx512_mask_scalef_ps_256 ||
+                II->getIntrinsicID() == llvm::Intrinsic::x86_avx512_mask_scalef_ps_128);
+}
+
+bool isFloorReducePs(const llvm::Value *V) {
+  const auto *II = llvm::dyn_cast<llvm::IntrinsicInst>(V);
+  if (!II || (II->getIntrinsicID() != llvm::Intrinsic::x86_avx512_mask_reduce_ps_512 &&
+              II->getIntrinsicID() != llvm::Intrinsic::x86_avx512_mask_reduce_ps_256 &&
+              II->getIntrinsicID() != llvm::Intrinsic::x86_avx512_mask_reduce_ps_128))
+    return false;
+  const auto *Imm = llvm::dyn_cast<llvm::ConstantInt>(II->getArgOperand(1));
+  return Imm && Imm->getZExtValue() == 9;
+}
+
+/// One vectorized fast exp of `x - m`: scalef(p(f), t) with t = (x - m)
+/// log2(e), f = t - floor(t) (one vreduceps) and p a Horner chain of
+/// fmuladd whose every step has one use.
+struct ShiftedExp {
+  llvm::Instruction *T;          ///< fmul (x - m), log2(e)
+  llvm::Value *X;                ///< x
+  llvm::Value *M;                ///< the scalar m, splat
+  /// The chain's constant operands: (fmuladd, operand index).
+  llvm::SmallVector<std::pair<llvm::IntrinsicInst *, unsigned>, 6> Coeffs;
+};
+
+std::optional<ShiftedExp> matchShiftedExp(llvm::IntrinsicInst &Scalef) {
+  using namespace llvm::PatternMatch;
+  ShiftedExp S;
+  llvm::Value *D;
+  const llvm::APFloat *L;
+  auto *T = llvm::dyn_cast<llvm::Instruction>(Scalef.getArgOperand(1));
+  if (!T || !match(T, m_FMul(m_Value(D), m_APFloat(L))) ||
+      *L != llvm::APFloat(1.44269504088896341f))
+    return std::nullopt;
+  S.T = T;
+  llvm::Value *MS;
+  if (!match(D, m_OneUse(m_FSub(m_Value(S.X), m_Value(MS)))))
+    return std::nullopt;
+  S.M = llvm::getSplatValue(MS);
+  if (!S.M || !S.M->getType()->isFloatTy())
+    return std::nullopt;
+  // t is used by the scalef and by vreduceps, whose result only the
+  // chain uses.
+  llvm::Value *F = nullptr;
+  for (llvm::User *U : T->users()) {
+    if (U == &Scalef)
+      continue;
+    if (!isFloorReducePs(U) || F)
+      return std::nullopt;
+    F = U;
+  }
+  if (!F)
+    return std::nullopt;
+  llvm::Value *P = Scalef.getArgOperand(0);
+  unsigned FUses = 0;
+  while (true) {
+    auto IsSplat = [](const llvm::Value *V) {
+      const auto *C = llvm::dyn_cast<llvm::Constant>(V);
+      return C && C->getSplatValue();
+    };
+    auto *Step = llvm::dyn_cast<llvm::IntrinsicInst>(P);
+    if (!Step || Step->getIntrinsicID() != llvm::Intrinsic::fmuladd || !Step->hasOneUse() ||
+        !IsSplat(Step->getArgOperand(2)))
+      return std::nullopt;
+    S.Coeffs.push_back({Step, 2});
+    ++FUses;
+    llvm::Value *A = Step->getArgOperand(0), *B = Step->getArgOperand(1);
+    if (B != F)
+      std::swap(A, B);
+    if (B != F)
+      return std::nullopt;
+    if (IsSplat(A)) {
+      S.Coeffs.push_back({Step, A == Step->getArgOperand(0) ? 0u : 1u});
+      break;
+    }
+    P = A;
+  }
+  if (F->getNumUses() != FUses)
+    return std::nullopt;
+  return S;
+}
+
+/// An exp that foldExpShifts rewrote: its vscalefps and the polynomial's
+/// coefficient operands with the scalar K c each now splats.
+struct FoldedExp {
+  llvm::IntrinsicInst *Scalef;
+  llvm::SmallVector<std::tuple<llvm::IntrinsicInst *, unsigned, llvm::Value *>, 6> Coeffs;
+};
+
+/// An exp of \p Folds multiplied by r, one value for its loop (a splat):
+/// softmax's exp(x - m) / s once the division is a multiply by the
+/// reciprocal (allowReciprocals).
+struct ScaledExp {
+  const FoldedExp *Exp;
+  llvm::Instruction *Mul;
+  llvm::Value *R;
+};
+
+/// Folds the multiply of each ScaledExp into its polynomial's
+/// coefficients (K c r instead of K c), removing a vmulps per vector.
+/// p K r 2^n rounds once where p K 2^n r rounded twice, the same to an ulp
+/// while K r keeps K c r normal: the loop is versioned on |r| in
+/// [2^-100, 2^100] (one branch before it), and runs as it was otherwise
+/// (r zero, infinite, NaN or extreme: exp(x) * inf is NaN where exp(x)
+/// underflows, which no scaling of the polynomial gives).
+void foldExpScales(llvm::ArrayRef<FoldedExp> Folds, const ExpShiftRemark &Remark) {
+  llvm::MapVector<llvm::Function *, std::vector<ScaledExp>> ByFunction;
+  for (const FoldedExp &FE : Folds) {
+    using namespace llvm::PatternMatch;
+    if (!FE.Scalef->hasOneUse())
+      continue;
+    auto *Mul = llvm::cast<llvm::Instruction>(*FE.Scalef->user_begin());
+    llvm::Value *RS;
+    if (!match(Mul, m_c_FMul(m_Specific(FE.Scalef), m_Value(RS))))
+      continue;
+    llvm::Value *R = llvm::getSplatValue(RS);
+    if (!R || !R->getType()->isFloatTy())
+      continue;
+    ByFunction[FE.Scalef->getFunction()].push_back({&FE, Mul, R});
+  }
+  for (auto &[F, Scaled] : ByFunction) {
+    llvm::DominatorTree DT(*F);
+    llvm::LoopInfo LI(DT);
+    llvm::MapVector<llvm::Loop *, std::vector<const ScaledExp *>> ByLoop;
+    for (const ScaledExp &SE : Scaled) {
+      llvm::Loop *L = LI.getLoopFor(SE.Mul->getParent());
+      auto *RI = llvm::dyn_cast<llvm::Instruction>(SE.R);
+      if (L && L->isInnermost() && (!RI || !L->contains(RI)))
+        ByLoop[L].push_back(&SE);
+    }
+    for (auto &[L, Exps] : ByLoop) {
+      // In the preheader: whether every r is in range, and K c r.
+      llvm::DenseMap<std::pair<llvm::Value *, llvm::Value *>, llvm::Value *> RC;
+      auto Condition = [&](llvm::IRBuilder<> &B) {
+        llvm::Type *F32 = B.getFloatTy();
+        llvm::Value *Safe = nullptr;
+        llvm::SmallPtrSet<llvm::Value *, 2> Checked;
+        for (const ScaledExp *SE : Exps) {
+          if (Checked.insert(SE->R).second) {
+            llvm::Value *A = B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, SE->R);
+            llvm::Value *InRange =
+                B.CreateAnd(B.CreateFCmpOGE(A, llvm::ConstantFP::get(F32, 0x1p-100f)),
+                            B.CreateFCmpOLE(A, llvm::ConstantFP::get(F32, 0x1p100f)));
+            Safe = Safe ? B.CreateAnd(Safe, InRange) : InRange;
+          }
+          auto *VT = llvm::cast<llvm::FixedVectorType>(SE->Mul->getType());
+          for (auto [Step, Idx, KC] : SE->Exp->Coeffs) {
+            llvm::Value *&V = RC[{SE->R, KC}];
+            if (!V)
+              V = B.CreateVectorSplat(VT->getElementCount(), B.CreateFMul(KC, SE->R));
+          }
+        }
+        return Safe;
+      };
+      llvm::ValueToValueMapTy VMap;
+      if (!versionLoop(*L, DT, LI, Condition, VMap, ".rfold"))
+        continue;
+      for (const ScaledExp *SE : Exps) {
+        for (auto [Step, Idx, KC] : SE->Exp->Coeffs)
+          llvm::cast<llvm::IntrinsicInst>(VMap[Step])->setArgOperand(Idx, RC[{SE->R, KC}]);
+        auto *Mul = llvm::cast<llvm::Instruction>(VMap[SE->Mul]);
+        Mul->replaceAllUsesWith(VMap[SE->Exp->Scalef]);
+        Mul->eraseFromParent();
+        Remark(*SE->Exp->Scalef, true,
+               "exp(x - m) * r, r one value for the loop (a division by it): r folded "
+               "into the polynomial's coefficients where |r| is in [2^-100, 2^100], the "
+               "loop as it was otherwise");
+      }
+    }
+  }
+}
+
+} // namespace
+
+void tile::foldExpShifts(llvm::Module &LM, const ExpShiftRemark &Remark) {
+  std::vector<llvm::IntrinsicInst *> Scalefs;
+  for (llvm::Function &Fn : LM)
+    for (llvm::BasicBlock &BB : Fn)
+      for (llvm::Instruction &I : BB)
+        if (isScalefPs(&I))
+          Scalefs.push_back(llvm::cast<llvm::IntrinsicInst>(&I));
+  // The scaled coefficients and -c_hi per m and vector type, shared by
+  // the interleaved copies of a loop's body and the loops that splat the
+  // same m.
+  struct Folded {
+    /// Where the values per m go: after its definition.
+    llvm::Instruction *InsertBefore;
+    llvm::Value *NegHi;
+    /// Per coefficient c: the splat of K c and K c.
+    llvm::DenseMap<llvm::Constant *, std::pair<llvm::Value *, llvm::Value *>> Coeffs;
+    llvm::Value *K;
+  };
+  llvm::DenseMap<std::pair<llvm::Value *, llvm::Type *>, Folded> Done;
+  std::vector<FoldedExp> Folds;
+  for (llvm::IntrinsicInst *Scalef : Scalefs) {
+    std::optional<ShiftedExp> S = matchShiftedExp(*Scalef);
+    if (!S)
+      continue;
+    if (!isF16OrInfinite(S->X)) {
+      Remark(*Scalef, false,
+             "exp(x - m) keeps a subtraction and a multiply per vector: x is not "
+             "known to be an f16 value, so x log2(e) - m log2(e) in one FMA may "
+             "differ (m log2(e) overflowing where x - m does not)");
+      continue;
+    }
+    auto *VT = llvm::cast<llvm::FixedVectorType>(S->T->getType());
+    auto [It, New] = Done.try_emplace({S->M, VT});
+    Folded &Fo = It->second;
+    llvm::Type *F32 = S->M->getType();
+    if (New) {
+      if (auto *Phi = llvm::dyn_cast<llvm::PHINode>(S->M))
+        Fo.InsertBefore = &*Phi->getParent()->getFirstInsertionPt();
+      else if (auto *I = llvm::dyn_cast<llvm::Instruction>(S->M))
+        Fo.InsertBefore = I->getNextNode();
+      else
+        Fo.InsertBefore = &*S->T->getFunction()->getEntryBlock().getFirstInsertionPt();
+      llvm::IRBuilder<> B(Fo.InsertBefore);
+      auto C = [&](float V) { return llvm::ConstantFP::get(F32, V); };
+      auto FMA = [&](llvm::Value *A, llvm::Value *M, llvm::Value *Add) {
+        return B.CreateIntrinsic(llvm::Intrinsic::fma, {F32}, {A, M, Add});
+      };
+      llvm::Value *M = S->M, *L = C(1.44269504088896341f);
+      // c = m log2(e) = c_hi + c_lo, both in f32: c_hi = fl(m log2(e)),
+      // c_lo = fma(m, log2(e), -c_hi) exactly. Where m is finite but c_hi
+      // is beyond 2^100 in magnitude it is clamped there and c_lo is 0:
+      // x log2(e) - c_hi, |x log2(e)| < 2^17, is then as far beyond
+      // exp2's range as (x - m) log2(e), and stays finite where x is
+      // infinite (x - m infinite, not NaN). Where |c_hi| >= 2^20, c_lo
+      // (at most half an ulp of c_hi) is dropped for the same reason; m
+      // infinite or NaN keeps c_hi = m log2(e) and c_lo = 0.
+      llvm::Value *Hi = B.CreateFMul(M, L);
+      llvm::Value *MFinite = B.CreateFCmpONE(
+          B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, M), C(INFINITY));
+      llvm::Value *Clamped = B.CreateBinaryIntrinsic(
+          llvm::Intrinsic::minnum, B.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, Hi, C(-0x1p100f)),
+          C(0x1p100f));
+      Hi = B.CreateSelect(MFinite, Clamped, Hi);
+      llvm::Value *NegHi = B.CreateFNeg(Hi);
+      llvm::Value *Lo = B.CreateSelect(
+          B.CreateFCmpOLT(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, Hi), C(0x1p20f)),
+          FMA(M, L, NegHi), C(0.0f));
+      // exp2(x log2(e) - c_hi) = exp(x - m) 2^c_lo, so the polynomial is
+      // scaled by K = 2^-c_lo = e^u, u = -c_lo ln 2, |u| < 2^-5 ln 2:
+      // 1 + u + u^2/2 + u^3/6, the next term below 2^-26.
+      llvm::Value *U = B.CreateFMul(Lo, C(-0.693147180559945309f));
+      llvm::Value *K = FMA(FMA(FMA(U, C(1.0f / 6), C(0.5f)), U, C(1.0f)), U, C(1.0f));
+      Fo.NegHi = B.CreateVectorSplat(VT->getElementCount(), NegHi);
+      Fo.K = K;
+    }
+    // t = fma(x, log2(e), -c_hi).
+    llvm::IRBuilder<> B(S->T);
+    llvm::Value *T = B.CreateIntrinsic(
+        llvm::Intrinsic::fma, {VT},
+        {S->X, llvm::ConstantVector::getSplat(VT->getElementCount(),
+                                              llvm::ConstantFP::get(F32, 1.44269504088896341f)),
+         Fo.NegHi});
+    FoldedExp FE{Scalef, {}};
+    for (auto [Step, Idx] : S->Coeffs) {
+      auto *Coeff = llvm::cast<llvm::Constant>(Step->getArgOperand(Idx));
+      auto &[Scaled, KC] = Fo.Coeffs[Coeff];
+      if (!Scaled) {
+        llvm::Constant *Scalar = Coeff->getSplatValue();
+        llvm::IRBuilder<> PB(Fo.InsertBefore);
+        auto *One = llvm::dyn_cast<llvm::ConstantFP>(Scalar);
+        KC = One && One->isExactlyValue(1.0) ? Fo.K : PB.CreateFMul(Fo.K, Scalar);
+        Scaled = PB.CreateVectorSplat(VT->getElementCount(), KC);
+      }
+      Step->setArgOperand(Idx, Scaled);
+      FE.Coeffs.push_back({Step, Idx, KC});
+    }
+    Folds.push_back(std::move(FE));
+    llvm::Instruction *OldT = S->T;
+    llvm::Instruction *OldD = llvm::cast<llvm::Instruction>(OldT->getOperand(0));
+    OldT->replaceAllUsesWith(T);
+    OldT->eraseFromParent();
+    OldD->eraseFromParent();
+    Remark(*Scalef, true,
+           "exp(x - m), x an f16 value: x log2(e) - m log2(e) in one FMA, m log2(e) "
+           "split in two f32 parts, the lower one folded into the polynomial once per m");
+  }
+  foldExpScales(Folds, Remark);
 }

@@ -21,6 +21,7 @@
 #include "tile/IR/Remarks.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/Error.h"
@@ -107,6 +108,28 @@ llvm::Value *emitInlineExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
 /// (dropFastExpClamps): vmulps, vreduceps, four FMAs, vscalefps.
 llvm::Value *emitFastExpF32(llvm::IRBuilder<> &B, llvm::Value *X, bool Base2,
                             bool HasScalef);
+
+/// Reports what foldExpShifts did, or did not do, to the exp whose
+/// vscalefps is the instruction given.
+using ExpShiftRemark =
+    llvm::function_ref<void(const llvm::Instruction &, bool Passed, llvm::StringRef Message)>;
+
+/// Computes the vectorized fast exp of `x - m` (emitFastExpF32, after
+/// dropFastExpClamps: vsubps, vmulps, vreduceps, four FMAs, vscalefps) as
+/// exp2(x log2(e) - c) with one FMA where m is one value for the loop (its
+/// splat) and x an f16 value (converted from f16, or selected between such
+/// values and constants f16 holds or infinities): softmax's exp(x - max).
+/// c = m log2(e) is kept as two f32 parts computed once per m, c_hi in the
+/// FMA and c_lo folded into the polynomial's coefficients as the factor
+/// 2^-c_lo, so that t = fl(x log2(e) - c_hi) is rounded once, relative to
+/// itself, as (x - m) log2(e) was: no accuracy is lost where x is near m
+/// (fusing with c = fl(m log2(e)) alone errs by up to half an ulp of c,
+/// 0.3% at f16's largest values). Results are the same for infinite and NaN
+/// x and m. Where such an exp is then multiplied by r, one value for the
+/// loop (the reciprocal of softmax's sum), r joins the coefficients too, in
+/// a copy of the loop taken where |r| is in [2^-100, 2^100] (the loop as it
+/// was runs otherwise). Runs after dropFastExpClamps on \p LM.
+void foldExpShifts(llvm::Module &LM, const ExpShiftRemark &Remark);
 
 /// Whether exp and exp2 of f32 in \p K may take emitFastExpF32: every
 /// tensor the kernel writes has f16 or bf16 elements, whose rounding (a
