@@ -15,11 +15,8 @@ using namespace tile;
 using llvm::cast;
 using llvm::dyn_cast;
 
-std::vector<KernelCapture> tile::getKernelCaptures(const Function &F,
-                                                   const KernelStmt &K) {
-  llvm::DenseSet<const Value *> Used;
-  forEachUse(K.getBody(), [&](const Value *V) { Used.insert(V); });
-  // Values defined inside the kernel are not captures.
+llvm::DenseSet<const Value *>
+tile::getKernelDefinedValues(const KernelStmt &K) {
   llvm::DenseSet<const Value *> Inside;
   walkStmts(K.getBody(), [&](const Stmt &S) {
     if (const auto *A = dyn_cast<AllocStmt>(&S))
@@ -34,6 +31,15 @@ std::vector<KernelCapture> tile::getKernelCaptures(const Function &F,
     Inside.insert(V.get());
   if (K.getThreadIndex())
     Inside.insert(K.getThreadIndex());
+  return Inside;
+}
+
+std::vector<KernelCapture> tile::getKernelCaptures(const Function &F,
+                                                   const KernelStmt &K) {
+  llvm::DenseSet<const Value *> Used;
+  forEachUse(K.getBody(), [&](const Value *V) { Used.insert(V); });
+  // Values defined inside the kernel are not captures.
+  llvm::DenseSet<const Value *> Inside = getKernelDefinedValues(K);
   // A captured buffer brings the dimensions its addressing needs.
   llvm::SmallVector<const Value *> Worklist(Used.begin(), Used.end());
   for (const Value *V : Worklist)

@@ -16,6 +16,7 @@
 
 #include "tile/Exec/KernelArtifact.h"
 #include "tile/IR/IR.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/OptimizationLevel.h"
@@ -45,6 +46,10 @@ struct KernelCapture {
 /// in a deterministic order.
 std::vector<KernelCapture> getKernelCaptures(const Function &F,
                                              const KernelStmt &K);
+
+/// The values \p K defines itself (allocations, lets, loop variables, block
+/// and thread indices): whatever else its body uses is a capture.
+llvm::DenseSet<const Value *> getKernelDefinedValues(const KernelStmt &K);
 
 /// The LLVM type holding a value of \p T in registers, and in memory.
 llvm::Type *getLLVMType(llvm::LLVMContext &C, DType T);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LaunchFlags.h"
+#include "tile/CodeGen/LLVMCodeGen.h"
 #include "tile/IR/Walk.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -23,26 +24,6 @@ namespace {
 bool isFlagOp(const OpStmt &Op) {
   return (Op.getName() == "cuda.tma_ready" || Op.getName() == "cuda.aligned") &&
          Op.getAttrOrDefault("specialize").getBool();
-}
-
-/// The values \p K defines itself (allocations, lets, loop variables, block
-/// and thread indices).
-llvm::DenseSet<const Value *> getKernelDefs(const KernelStmt &K) {
-  llvm::DenseSet<const Value *> Inside;
-  walkStmts(K.getBody(), [&](const Stmt &S) {
-    if (const auto *A = dyn_cast<AllocStmt>(&S))
-      Inside.insert(A->getBuffer());
-    else if (const auto *L = dyn_cast<LetStmt>(&S))
-      Inside.insert(L->getVar());
-    else if (const auto *Fo = dyn_cast<ForStmt>(&S))
-      for (const LoopDim &D : Fo->getDims())
-        Inside.insert(D.Var.get());
-  });
-  for (const auto &V : K.getBlockIndices())
-    Inside.insert(V.get());
-  if (K.getThreadIndex())
-    Inside.insert(K.getThreadIndex());
-  return Inside;
 }
 
 /// Whether every operand of \p Op but its `dst` uses only values from
@@ -78,7 +59,7 @@ std::vector<const OpStmt *> cuda::getLaunchFlags(const KernelStmt &K) {
     if (!Op || !isFlagOp(*Op))
       return;
     if (!Inside)
-      Inside = getKernelDefs(K);
+      Inside = getKernelDefinedValues(K);
     if (usesOnlyHostValues(*Op, *Inside))
       Flags.push_back(Op);
   });
@@ -86,7 +67,7 @@ std::vector<const OpStmt *> cuda::getLaunchFlags(const KernelStmt &K) {
 }
 
 bool cuda::isLaunchFlag(const KernelStmt &K, const OpStmt &Op) {
-  return isFlagOp(Op) && usesOnlyHostValues(Op, getKernelDefs(K));
+  return isFlagOp(Op) && usesOnlyHostValues(Op, getKernelDefinedValues(K));
 }
 
 llvm::SmallVector<llvm::Value *, 4> cuda::emitLaunchFlagConditions(
