@@ -15,8 +15,8 @@ def CudaKind : TargetKind<"cuda"> {
   let Aliases = ["nvidia"];
   let Attrs = [TargetEnumAttr<"arch", ["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"],
                               "sm_80", "SM architecture">,
-               // Unset: kernel on Hopper, O3 before (the backends' device
-               // codegen entries, CUDACodeGen.cpp).
+               // Unset: kernel on Hopper, O3 before (CUDACodeGen.cpp,
+               // LLVMPipeline).
                TargetEnumAttr<"llvm_opt", ["kernel", "O3"], "",
                               "LLVM middle-end pipeline: O3, or kernel (O3's "
                               "passes without those that changed no kernel's "

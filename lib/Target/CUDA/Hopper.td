@@ -21,7 +21,7 @@ def HopperBackend : TargetBackend<"Hopper"> {
   let Dialects = [CUDADialect];
   let PassPipeline = "buildHopperPipeline";
   let RegisterPasses = "registerCUDAPasses";
-  let DeviceCodeGen = "generateHopperDeviceCode";
+  let DeviceCodeGen = "generateCUDADeviceCode";
   let HostCodeGen = "generateCUDAHostCode";
   let Emulator = "emulateCUDA";
   let Outputs = [DeviceOutput<FormatPTX, SourceOnly>,
