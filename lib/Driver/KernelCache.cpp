@@ -441,7 +441,7 @@ llvm::Expected<KernelArtifact> tile::compileModuleCached(
                 .missed(M.getFunctions().front()->getLoc(),
                         std::string("the cache entry keeps its host code as "
                                     "objects, which each load links through "
-                                    "ORC (a few ms): ") +
+                                    "ORC (about 0.3 ms more): ") +
                             (Env ? "TILE_LD_LLD=none asks for no linker"
                                  : "no ld.lld of LLVM 22 was found (set "
                                    "TILE_LD_LLD, or put ld.lld-22 on the "

@@ -2,7 +2,7 @@
 //
 // Runs host and CPU device code in this process. Build -> Load: the
 // artifact's host library is loaded with dlopen, or its host and device
-// objects are linked by an ORC LLJIT instance, with the runtime's C ABI
+// objects are linked in process by ORC's JITLink, with the runtime's C ABI
 // functions defined as absolute symbols (HostCode.h). Launch:
 // the grid's blocks are handed out to LLVM's thread pool, each worker
 // taking the next block index until none is left.

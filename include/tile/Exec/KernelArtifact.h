@@ -188,7 +188,7 @@ public:
   /// the device code too where getHostLinkedObjects() says so; empty when
   /// not linked. Executors load it with the system's dynamic loader, in
   /// place of linking the relocatable objects in this process through ORC
-  /// (about 3 ms for a GEMM on the AMD EPYC of docs/Performance.md, 0.6
+  /// (0.3-0.4 ms for a GEMM on the Xeon of docs/Performance.md, 0.1
   /// through dlopen); the kernel cache links it for the entries it stores.
   std::string HostLibrary;
 
