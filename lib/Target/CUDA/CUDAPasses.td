@@ -193,6 +193,11 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
                "also make persistent the kernels whose tiles differ in work "
                "(causal attention), taking them longest first",
                "pass.persistent_uneven">,
+    PassOption<"double-buffer-once", "bool", "true",
+               "give a persistent kernel's tiles filled once per tile (Q) two "
+               "buffers where shared memory holds them, so that the producer "
+               "loads the next tile's while the consumers read the current one's",
+               "pass.double_buffer_once">,
   ];
   let Constructor = "createWGMMAFragmentsPass";
 }

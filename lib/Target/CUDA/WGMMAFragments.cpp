@@ -80,6 +80,10 @@ namespace {
 /// opt-in limit per block).
 constexpr int64_t MaxSharedBytes = 232448;
 
+/// Shared memory a persistent kernel keeps free beside its tiles when it
+/// double-buffers its once tiles: the mbarriers.
+constexpr int64_t OnceBufferSlack = 1024;
+
 /// Registers of the producer warpgroup beside one consumer warpgroup: its
 /// cp.async path indexes tensors of up to rank 5 (ptxas spills at 40 for
 /// a rank-3 one, and at 48 and 56 for grouped-query attention's rank-4 K
@@ -133,8 +137,8 @@ struct FragmentLoweringOptions {
   /// layouts, cp.async rings only.
   bool MMA;
   /// Make a warp-specialized kernel persistent (planPersistent), also
-  /// when its tiles differ in work.
-  bool Persistent, PersistentUneven;
+  /// when its tiles differ in work; double-buffer its once tiles.
+  bool Persistent, PersistentUneven, DoubleBufferOnce;
 };
 
 class FragmentLowering : public WGMMABuilder {
@@ -541,6 +545,17 @@ private:
       return;
     }
     Persist = true;
+    // Two buffers of each once tile where shared memory holds them: the
+    // producer then loads the next tile's Q while the consumers still
+    // read the current one's.
+    int64_t Bytes = 0, Once = 0;
+    for (BufferValue *B : TileOrder) {
+      const TileInfo &T = Tiles[B];
+      Bytes += T.Layout.StageBytes * (T.Loop ? Ring.Stages : 1);
+      Once += T.Loop ? 0 : T.Layout.StageBytes;
+    }
+    if (Opts.DoubleBufferOnce && Once && Bytes + Once <= MaxSharedBytes - OnceBufferSlack)
+      OnceStages = 2;
     std::string How =
         Order.Descending < 0
             ? "in launch order"
@@ -552,6 +567,9 @@ private:
                      "once, each looping over the grid's " +
                          std::to_string(K.getGrid().size()) +
                          "-D tiles taken " + How +
+                         (OnceStages > 1 ? "; the tiles filled once per tile are "
+                                           "double-buffered"
+                                         : "") +
                          "; the producer warpgroup loads the next tile's "
                          "operands while the consumers finish the current one");
   }
@@ -1359,6 +1377,21 @@ private:
     return RingBase ? add(ref(RingBase), std::move(It)) : std::move(It);
   }
 
+  /// The buffer of a once tile in this tile round (persistent kernels
+  /// with double-buffered once tiles), or null.
+  ExprPtr onceStage() {
+    return TileRound && OnceStages > 1 ? rem(ref(TileRound), OnceStages) : nullptr;
+  }
+
+  /// The phase parity a once tile's full (or empty) barrier is waited with
+  /// in this tile round: 0 in a kernel of one tile per block; a fresh
+  /// barrier counts the phase before its first as complete.
+  ExprPtr onceParity(bool Empty) {
+    if (!TileRound)
+      return lit(Empty ? 1 : 0);
+    return rem(add(div(ref(TileRound), OnceStages), Empty ? 1 : 0), 2);
+  }
+
   /// `%j + Off`.
   ExprPtr iter(int64_t Off) { return add(ref(Ring.Loop->getDims()[0].Var.get()), Off); }
 
@@ -1434,7 +1467,9 @@ private:
   Stmts issueGemm(const GemmInfo &G, const Expr *T, llvm::SMLoc Loc) {
     const SharedTile *A = G.ARegs ? nullptr : &Tiles[G.A].Layout;
     auto StageFor = [&](BufferValue *B) -> ExprPtr {
-      if (!B || Tiles[B].Loop == nullptr || Ring.Stages == 1)
+      if (B && !Tiles[B].Loop)
+        return onceStage();
+      if (!B || Ring.Stages == 1)
         return nullptr;
       return stageOf(T ? *T : *iter(-shift(B)));
     };
@@ -1637,9 +1672,11 @@ private:
       L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait", mbarIndex(FullAt[B], Stage.get()),
                              rem(div(std::move(It), Ring.Stages), 2)));
     } else {
-      // Filled once per tile: the phase of the block's tile round.
-      L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait", lit(FullAt[B]),
-                             TileRound ? rem(ref(TileRound), 2) : lit(0)));
+      // Filled once per tile: the stage and phase of the block's tile
+      // round.
+      ExprPtr Stage = onceStage();
+      L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait", mbarIndex(FullAt[B], Stage.get()),
+                             onceParity(/*Empty=*/false)));
     }
     Stmts Fence;
     Fence.push_back(op("cuda.fence_proxy_async"));
@@ -1693,10 +1730,13 @@ private:
       if (!Tiles[B].Loop) {
         // A persistent kernel's next tile once the consumers are done
         // with the previous one's.
+        ExprPtr Stage = onceStage();
         if (TileRound)
-          Out.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait", lit(EmptyAt[B]),
-                                   rem(add(ref(TileRound), 1), 2)));
-        Fill(Out, B, nullptr, nullptr, *Zero, lit(FullAt[B]));
+          Out.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait",
+                                   mbarIndex(EmptyAt[B], Stage.get()),
+                                   onceParity(/*Empty=*/true)));
+        Fill(Out, B, nullptr, nullptr, Stage ? *Stage : *Zero,
+             mbarIndex(FullAt[B], Stage.get()));
       }
     Out.push_back(loop(LoopKind::Serial, "it", ex::sub(D.Hi->clone(), D.Lo->clone()),
                        [&](Value *It) {
@@ -1752,10 +1792,10 @@ private:
     int64_t NB = 0;
     for (BufferValue *B : TileOrder) {
       FullAt[B] = NB;
-      NB += Tiles[B].Loop ? S : 1;
+      NB += Tiles[B].Loop ? S : OnceStages;
       if (Tiles[B].Loop || Persist) {
         EmptyAt[B] = NB;
-        NB += Tiles[B].Loop ? S : 1;
+        NB += Tiles[B].Loop ? S : OnceStages;
       }
     }
     std::vector<ExprPtr> MbarShape;
@@ -1796,7 +1836,7 @@ private:
     ExprPtr FullCount = call(Intrinsic::Select, ex::binary(BinaryOp::Ne, ref(Tma), lit(0)),
                              lit(1), lit(2 * WarpgroupSize));
     for (BufferValue *B : TileOrder) {
-      int64_t N = Tiles[B].Loop ? S : 1;
+      int64_t N = Tiles[B].Loop ? S : OnceStages;
       for (int64_t I = 0; I != N; ++I) {
         Init.push_back(mbarrierOp(Mbar, "cuda.mbarrier_init", lit(FullAt[B] + I),
                                   FullCount->clone()));
@@ -1867,7 +1907,8 @@ private:
           L.push_back(std::move(X));
         Stmts Rel;
         for (BufferValue *B : ReleaseAfter[I])
-          Rel.push_back(mbarrierOp(Mbar, "cuda.mbarrier_arrive", lit(EmptyAt[B]), nullptr,
+          Rel.push_back(mbarrierOp(Mbar, "cuda.mbarrier_arrive",
+                                   mbarIndex(EmptyAt[B], onceStage().get()), nullptr,
                                    0, /*PerWarp=*/true));
         if (!Rel.empty())
           L.push_back(perThread(std::move(Rel)));
@@ -2161,7 +2202,7 @@ private:
     for (BufferValue *B : TileOrder) {
       const TileInfo &T = Tiles[B];
       int64_t E = getDTypeBits(B->getDType()) / 8;
-      RingElems[B] = (T.Loop ? Ring.Stages : 1) * T.Layout.StageBytes / E;
+      RingElems[B] = (T.Loop ? Ring.Stages : OnceStages) * T.Layout.StageBytes / E;
     }
     for (auto &[B, F] : Frags)
       LocalElems[B] = F.Elems;
@@ -2206,6 +2247,8 @@ private:
   /// tile loop is built, its ring base and tile round.
   bool Persist = false;
   hopper::TileOrder Order;
+  /// Buffers of each once tile: 2 where shared memory holds them.
+  int64_t OnceStages = 1;
   Value *Bid = nullptr, *NumBlocks = nullptr, *MyTiles = nullptr;
   std::vector<std::unique_ptr<Value>> TileBlocks;
   std::vector<ExprPtr> GridExtents;
@@ -2246,11 +2289,12 @@ public:
 private:
   FragmentLoweringOptions fragmentOptions(const Function &F) const {
     if (MMA)
-      return {false, false, false, false, true, false, false};
+      return {false, false, false, false, true, false, false, false};
     return {getBoolOption("warp-specialize", F), getBoolOption("wgmma-overlap", F),
             getBoolOption("warpgroup-pingpong", F), getBoolOption("guard-masks", F),
             false, getBoolOption("persistent", F),
-            getBoolOption("persistent-uneven", F)};
+            getBoolOption("persistent-uneven", F),
+            getBoolOption("double-buffer-once", F)};
   }
 
   bool MMA;
