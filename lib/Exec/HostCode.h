@@ -16,14 +16,10 @@
 #include <string>
 #include <vector>
 
-namespace llvm::orc {
-class LLJIT;
-}
-
 namespace tile {
 
 /// The artifact's host object (and, for CPU targets, its device object)
-/// linked by an ORC LLJIT, with the runtime ABI functions defined; or the
+/// linked by ORC's JITLink, with the runtime ABI functions defined; or the
 /// artifact's host library, loaded by the system's dynamic loader.
 class HostCode {
 public:
@@ -67,7 +63,8 @@ public:
 
 private:
   HostCode() = default;
-  std::unique_ptr<llvm::orc::LLJIT> JIT;
+  struct Session;
+  std::unique_ptr<Session> Orc;
   /// dlopen's handle of a loaded host library.
   void *Library = nullptr;
   std::string LibraryFailure;

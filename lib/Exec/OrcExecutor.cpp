@@ -206,7 +206,7 @@ OrcExecutor::loadOwned(KernelArtifact &&A) {
 
 llvm::Expected<std::unique_ptr<Executor>>
 tile::createOrcExecutor(const ExecutorOptions &Opts) {
-  // LLVM's native target is registered by the load that links objects
-  // through ORC (HostCode::create), on the loading thread.
+  // Linking objects through ORC (HostCode::create) needs no LLVM target
+  // registered: JITLink works from the objects alone.
   return std::make_unique<OrcExecutor>(Opts);
 }
