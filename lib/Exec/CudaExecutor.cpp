@@ -20,6 +20,7 @@
 #include "tile/Exec/Executor.h"
 #include "tile/Exec/TensorMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include <cstdlib>
 #include <dlfcn.h>
 #include <optional>
 #include <mutex>
@@ -324,7 +325,15 @@ public:
                   std::to_string(Exec.Multiprocessors) + " multiprocessors)");
       return 0;
     }
-    return int32_t(std::min<int64_t>(int64_t(PerSM) * Exec.Multiprocessors, INT32_MAX));
+    int64_t N = std::min<int64_t>(int64_t(PerSM) * Exec.Multiprocessors, INT32_MAX);
+    // For tests on the device: fewer blocks, so that each of a persistent
+    // kernel's takes several tiles at small sizes.
+    if (const char *Cap = std::getenv("TILE_CUDA_RESIDENT_BLOCKS")) {
+      unsigned long long V = 0;
+      if (!llvm::StringRef(Cap).getAsInteger(10, V) && V > 0)
+        N = std::min<int64_t>(N, int64_t(std::min<unsigned long long>(V, INT32_MAX)));
+    }
+    return int32_t(N);
   }
 
   int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
