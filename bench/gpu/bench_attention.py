@@ -11,7 +11,8 @@ Cases (issue 16's list):
   - head dim 256, fp16 (bench/gpu/attention/fa_d256.tile), B4 H16 S4096.
 
 Each kernel is first checked against torch on the GPU at a size that is not
-a multiple of the tiles (random N(0,1) inputs through .npy files, SDPA in
+a multiple of the tiles (B1, two K/V heads, S=257, or --check-shape B,KVH,S;
+random N(0,1) inputs through .npy files, SDPA in
 float32 from the same rounded values, relative Frobenius error <= 2e-2),
 then timed with tile-jit --bench (CUDA events, median) and SDPA with CUDA
 events (median), same dtype and shapes. With --autotune each case is tuned
@@ -129,6 +130,11 @@ def main():
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--autotune", action="store_true")
     ap.add_argument("--quick", action="store_true", help="one shape per kernel")
+    ap.add_argument("--check-shape", default="1,2,257",
+                    help="B,KVH,S of the check against torch (KVH K/V heads, each with "
+                         "its group of query heads); more tiles than the GPU has "
+                         "multiprocessors (e.g. 4,16,1100) give each block of a "
+                         "persistent kernel several")
     ap.add_argument("--only", default="",
                     help="comma-separated substrings: keep the cases whose label contains one")
     ap.add_argument("--extra", action="append", default=[],
@@ -186,9 +192,11 @@ def main():
             key = (path, entry, label)
             if key not in checked:
                 extra = entry_params(path, entry, params.get(label, []))
-                # Two K/V heads, each with its group of query heads.
-                checked[key] = check(o, path, entry, dt, 1, H // HKV * 2 if HKV != H else 2,
-                                     2, 257, D, tmp, extra)
+                # --check-shape: KVH K/V heads (2 by default), each with its
+                # group of query heads.
+                cb, ckv, cs = (int(x) for x in o.check_shape.split(","))
+                checked[key] = check(o, path, entry, dt, cb, H // HKV * ckv if HKV != H else ckv,
+                                     ckv, cs, D, tmp, extra)
             dims = ["--dim", f"B={B}", "--dim", f"H={H}", "--dim", f"S={S}"]
             if "HKV" in open(path).read():
                 dims += ["--dim", f"HKV={HKV}"]

@@ -11,7 +11,9 @@
 // through tile_rt_launch, with the tensor maps its artifact description
 // asks for built by tile_rt_tensor_map. A kernel the artifact has a
 // specialization of launches it where the target's test of the arguments
-// (HostCodeGenOptions::SpecializationCondition) holds, else itself. A
+// (HostCodeGenOptions::SpecializationCondition) holds, else itself; a
+// persistent kernel (HostCodeGenOptions::IsPersistent) with no more blocks
+// than the device runs at once (tile_rt_resident_blocks). A
 // failed check calls tile_rt_fail with a message naming the argument and
 // what was expected, and nothing is launched.
 //
@@ -361,6 +363,33 @@ llvm::Error HostEmitter::emitLaunch(const KernelStmt &K, unsigned Index,
     G[D] = Em.emit(*K.getGrid()[D]);
   llvm::Value *Threads = Em.emit(*K.getThreads());
   int64_t Shared = Entry.Kernels.size() > Index ? Entry.Kernels[Index].SharedBytes : 0;
+  if (Opts.IsPersistent && Opts.IsPersistent(K)) {
+    // As many blocks as run at once, each looping over the tiles.
+    if (K.getGrid().size() != 1)
+      return llvm::createStringError(
+          "a persistent kernel's grid has one dimension, not " +
+          std::to_string(K.getGrid().size()));
+    llvm::FunctionCallee Resident = LM.getOrInsertFunction(
+        "tile_rt_resident_blocks",
+        llvm::FunctionType::get(B.getInt32Ty(),
+                                {B.getPtrTy(), B.getInt32Ty(), B.getInt32Ty(),
+                                 B.getInt64Ty()},
+                                false));
+    llvm::Value *R = B.CreateCall(
+        Resident, {Ctx, IndexV, B.CreateSExtOrTrunc(Threads, B.getInt32Ty()),
+                   B.getInt64(Shared)},
+        "resident");
+    llvm::BasicBlock *Ok = llvm::BasicBlock::Create(C, "resident.ok", Fn);
+    llvm::BasicBlock *Bad = llvm::BasicBlock::Create(C, "resident.failed", Fn);
+    B.CreateCondBr(B.CreateICmpSGT(R, B.getInt32(0)), Ok, Bad,
+                   llvm::MDBuilder(C).createLikelyBranchWeights());
+    B.SetInsertPoint(Bad);
+    freeWorkspaces();
+    B.CreateRet(B.getInt32(1));
+    B.SetInsertPoint(Ok);
+    llvm::Value *G0 = B.CreateSExtOrTrunc(G[0], B.getInt32Ty());
+    G[0] = B.CreateSelect(B.CreateICmpSLT(R, G0), R, G0, "grid.x");
+  }
   llvm::FunctionCallee Launch = LM.getOrInsertFunction(
       "tile_rt_launch",
       llvm::FunctionType::get(B.getInt32Ty(),

@@ -20,6 +20,7 @@
 #include "tile/Exec/Executor.h"
 #include "tile/Exec/TensorMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include <cstdlib>
 #include <dlfcn.h>
 #include <optional>
 #include <mutex>
@@ -46,6 +47,7 @@ using CUevent = CUevent_st *;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr CUresult CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
 
 struct Driver {
@@ -147,6 +149,8 @@ public:
                            CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, Dev);
     D.cuDeviceGetAttribute(&CCMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
                            Dev);
+    D.cuDeviceGetAttribute(&Multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                           Dev);
     return llvm::Error::success();
   }
   ~CudaExecutor() override {
@@ -218,6 +222,8 @@ public:
   int MaxSharedOptin = 48 * 1024;
   /// The device's compute capability major version (9 on Hopper).
   int CCMajor = 0;
+  /// The device's streaming multiprocessors (132 on an H100 SXM).
+  int Multiprocessors = 0;
 };
 
 /// Two events on the default stream, which the launches also use.
@@ -268,6 +274,68 @@ public:
   CudaCall(CudaExecutor &E, const std::vector<CudaKernel> &K)
       : RuntimeCall(ExecBackendKind::Cuda), Exec(E), Kernels(K) {}
 
+  /// Kernel \p Index loaded (a deferred one compiled) and allowed
+  /// \p SharedBytes of dynamic shared memory; null after recording why not.
+  CUfunction prepareKernel(int32_t Index, int64_t SharedBytes) {
+    if (std::string Bad = checkKernelIndex(Index, Kernels.size()); !Bad.empty()) {
+      fail(Bad);
+      return nullptr;
+    }
+    CUfunction Fn = Kernels[Index].Fn;
+    if (!Fn) {
+      const CudaKernel &K = Kernels[Index];
+      llvm::Expected<CUfunction> F = K.Deferred->get(*K.Symbol);
+      if (!F) {
+        fail(llvm::toString(F.takeError()));
+        return nullptr;
+      }
+      Fn = *F;
+    }
+    if (SharedBytes > Exec.MaxSharedOptin) {
+      fail("kernel #" + std::to_string(Index) + " needs " +
+           std::to_string(SharedBytes) +
+           " bytes of shared memory; the device allows " +
+           std::to_string(Exec.MaxSharedOptin) + " per block");
+      return nullptr;
+    }
+    if (SharedBytes > 48 * 1024)
+      if (CUresult R = getDriver().cuFuncSetAttribute(
+              Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(SharedBytes))) {
+        fail(CudaExecutor::describe(R, "cuFuncSetAttribute"));
+        return nullptr;
+      }
+    return Fn;
+  }
+
+  int32_t residentBlocks(int32_t Index, int32_t Threads, int64_t SharedBytes) override {
+    CUfunction Fn = prepareKernel(Index, SharedBytes);
+    if (!Fn)
+      return 0;
+    int PerSM = 0;
+    if (CUresult R = getDriver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &PerSM, Fn, Threads, size_t(SharedBytes))) {
+      fail(CudaExecutor::describe(R, "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
+      return 0;
+    }
+    if (PerSM < 1 || Exec.Multiprocessors < 1) {
+      fail("kernel #" + std::to_string(Index) + " of " + std::to_string(Threads) +
+                  " threads and " + std::to_string(SharedBytes) +
+                  " bytes of shared memory fits no multiprocessor (" +
+                  std::to_string(PerSM) + " blocks per multiprocessor, " +
+                  std::to_string(Exec.Multiprocessors) + " multiprocessors)");
+      return 0;
+    }
+    int64_t N = std::min<int64_t>(int64_t(PerSM) * Exec.Multiprocessors, INT32_MAX);
+    // For tests on the device: fewer blocks, so that each of a persistent
+    // kernel's takes several tiles at small sizes.
+    if (const char *Cap = std::getenv("TILE_CUDA_RESIDENT_BLOCKS")) {
+      unsigned long long V = 0;
+      if (!llvm::StringRef(Cap).getAsInteger(10, V) && V > 0)
+        N = std::min<int64_t>(N, int64_t(std::min<unsigned long long>(V, INT32_MAX)));
+    }
+    return int32_t(N);
+  }
+
   int32_t launch(int32_t Index, void **Args, int32_t GX, int32_t GY, int32_t GZ,
                  int32_t Threads, int64_t SharedBytes) override {
     if (std::string Bad = checkKernelIndex(Index, Kernels.size()); !Bad.empty())
@@ -275,23 +343,9 @@ public:
     if (int64_t(GX) * GY * GZ == 0)
       return 0;
     Driver &D = getDriver();
-    CUfunction Fn = Kernels[Index].Fn;
-    if (!Fn) {
-      const CudaKernel &K = Kernels[Index];
-      llvm::Expected<CUfunction> F = K.Deferred->get(*K.Symbol);
-      if (!F)
-        return fail(llvm::toString(F.takeError()));
-      Fn = *F;
-    }
-    if (SharedBytes > Exec.MaxSharedOptin)
-      return fail("kernel #" + std::to_string(Index) + " needs " +
-                  std::to_string(SharedBytes) +
-                  " bytes of shared memory; the device allows " +
-                  std::to_string(Exec.MaxSharedOptin) + " per block");
-    if (SharedBytes > 48 * 1024)
-      if (CUresult R = D.cuFuncSetAttribute(
-              Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(SharedBytes)))
-        return fail(CudaExecutor::describe(R, "cuFuncSetAttribute"));
+    CUfunction Fn = prepareKernel(Index, SharedBytes);
+    if (!Fn)
+      return 1;
     if (CUresult R = D.cuLaunchKernel(Fn, GX, GY, GZ, Threads, 1, 1,
                                       unsigned(SharedBytes), nullptr, Args, nullptr))
       return fail(CudaExecutor::describe(R, "cuLaunchKernel"));

@@ -165,6 +165,7 @@ HostCode::create(llvm::ArrayRef<const std::string *> Objects,
   Define("tile_rt_fail", reinterpret_cast<void *>(&tile_rt_fail));
   Define("tile_rt_launch", reinterpret_cast<void *>(&tile_rt_launch));
   Define("tile_rt_tensor_map", reinterpret_cast<void *>(&tile_rt_tensor_map));
+  Define("tile_rt_resident_blocks", reinterpret_cast<void *>(&tile_rt_resident_blocks));
   Define("tile_rt_alloc_workspace", reinterpret_cast<void *>(&tile_rt_alloc_workspace));
   Define("tile_rt_free_workspace", reinterpret_cast<void *>(&tile_rt_free_workspace));
   for (auto [Name, Addr] : getSoftFloatHelpers())

@@ -77,6 +77,15 @@ const void *RuntimeCall::tensorMap(int32_t Kernel, int32_t Map, const void *,
   return nullptr;
 }
 
+int32_t RuntimeCall::residentBlocks(int32_t Kernel, int32_t, int64_t) {
+  fail("kernel #" + std::to_string(Kernel) +
+              " is persistent (its blocks loop over its tiles), and execution "
+              "backend '" + getExecBackendInfo(Backend).Name +
+              "' cannot say how many blocks it runs at once; run the artifact "
+              "on an execution backend that can (cuda)");
+  return 0;
+}
+
 int32_t RuntimeCall::fail(std::string Message) {
   if (Error.empty())
     Error = std::move(Message);
@@ -150,6 +159,12 @@ int32_t tile_rt_launch(void *Ctx, int32_t Kernel, void **Args, int32_t GX,
                        int64_t SharedBytes) {
   auto *Call = static_cast<RuntimeCall *>(Ctx);
   return Call->launch(Kernel, Args, GX, GY, GZ, Threads, SharedBytes);
+}
+
+int32_t tile_rt_resident_blocks(void *Ctx, int32_t Kernel, int32_t Threads,
+                                int64_t SharedBytes) {
+  auto *Call = static_cast<RuntimeCall *>(Ctx);
+  return Call->residentBlocks(Kernel, Threads, SharedBytes);
 }
 
 const void *tile_rt_tensor_map(void *Ctx, int32_t Kernel, int32_t Map,

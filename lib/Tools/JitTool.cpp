@@ -105,6 +105,7 @@ bool Jit::emulate() {
   EmulatorOptions EO;
   EO.SM = &SM;
   EO.DataOffset = Opts.DataOffset;
+  EO.ResidentBlocks = Opts.EmulateResidentBlocks;
   auto T0 = std::chrono::steady_clock::now();
   if (llvm::Error E = Emulate(*Ctx, Lowered, EmuArgs, EO))
     return failWith(std::move(E), "emulator: ");

@@ -42,6 +42,12 @@ static cl::opt<unsigned> DataOffset(
     cl::desc("Start each tensor's data this many bytes into its allocation "
              "(DLPack byte_offset), to run the paths for unaligned data"),
     cl::init(0), cl::cat(JitCat));
+static cl::opt<unsigned> EmulateResidentBlocks(
+    "emulate-resident-blocks",
+    cl::desc("With --emulate: the blocks the device runs at once, which a "
+             "persistent kernel is launched with at most (default 132, an "
+             "H100's multiprocessors)"),
+    cl::init(132), cl::cat(JitCat));
 static cl::list<std::string> Params("param",
                                    cl::desc("NAME=V: the value of a tunable parameter"),
                                    cl::cat(JitCat));
@@ -88,6 +94,7 @@ int main(int argc, char **argv) {
   O.PrintCompileTime = CompileTime;
   O.DataOffset = DataOffset;
   O.Emulate = Emulate;
+  O.EmulateResidentBlocks = EmulateResidentBlocks;
   // -pass-remarks* are LLVM's own options (libLLVM registers them).
   O.Remarks = tile::getRemarkFilterFromLLVMOptions();
   O.Params.assign(Params.begin(), Params.end());

@@ -2,8 +2,9 @@
 //
 // The artifact's tensor map descriptions survive export; the rule that
 // turns a description and a tensor into cuTensorMapEncodeTiled's operands
-// (or zeros, or an error naming the tensor); and tile_rt_tensor_map on an
-// execution backend that builds no tensor maps, which records why.
+// (or zeros, or an error naming the tensor); and tile_rt_tensor_map (and
+// tile_rt_resident_blocks) on an execution backend that builds no tensor
+// maps (and cannot say how many blocks run at once), which records why.
 //
 //===----------------------------------------------------------------------===//
 
@@ -195,6 +196,18 @@ TEST(TensorMaps, BackendsWithoutThemReportIt) {
   NoMapsCall Bad;
   EXPECT_EQ(tile_rt_tensor_map(&Bad, 0, 0, Memory, 2, nullptr, Strides), nullptr);
   EXPECT_EQ(Bad.Error, "tile_rt_tensor_map: bad rank 2 or null extents");
+}
+
+// Host code of a persistent kernel asks how many blocks run at once; an
+// execution backend that cannot say records why and answers 0, on which
+// host code launches nothing.
+TEST(ResidentBlocks, BackendsWithoutThemReportIt) {
+  NoMapsCall Call;
+  EXPECT_EQ(tile_rt_resident_blocks(&Call, 2, 384, 163920), 0);
+  EXPECT_EQ(Call.Error,
+            "kernel #2 is persistent (its blocks loop over its tiles), and "
+            "execution backend 'orc' cannot say how many blocks it runs at "
+            "once; run the artifact on an execution backend that can (cuda)");
 }
 
 } // namespace

@@ -22,7 +22,10 @@ The "ex_" files are examples/flash_attention.tile itself (tunable BM, BN,
 STAGES: time them at the tuned BM=128 BN=128) with one pass option set:
 "ex_gm" runs the mask loop only on the key tiles where it can mask
 (pass.guard_masks = true, found by the compiler rather than written as an
-if), "ex_pp1" the warpgroup ping-pong.
+if), "ex_pp1" the warpgroup ping-pong, "ex_ps0" a block per tile instead of
+the persistent kernel (pass.persistent = false), "ex_db0" the persistent
+kernel with one Q buffer (pass.double_buffer_once = false), "ex_pu1" the
+causal entry persistent too (pass.persistent_uneven = true).
 run_attention.sh times them side by side. Run from anywhere; it rewrites
 the .tile files here.
 """
@@ -158,7 +161,14 @@ with open(os.path.join(here, "..", "..", "..", "examples", "flash_attention.tile
 for suffix, attr, what in [("gm", "pass.guard_masks = true",
                             "the mask only on the key tiles where it can mask (pass.guard_masks)"),
                            ("pp1", "pass.warpgroup_pingpong = true",
-                            "warpgroups taking turns at the gemms (pass.warpgroup_pingpong)")]:
+                            "warpgroups taking turns at the gemms (pass.warpgroup_pingpong)"),
+                           ("ps0", "pass.persistent = false",
+                            "a block per tile, not persistent (pass.persistent = false)"),
+                           ("db0", "pass.double_buffer_once = false",
+                            "one Q buffer in the persistent kernel (pass.double_buffer_once = false)"),
+                           ("pu1", "pass.persistent_uneven = true",
+                            "the causal entry persistent too, its tiles longest first "
+                            "(pass.persistent_uneven)")]:
     text = example.replace("%scale: f32) {", "%scale: f32) attributes {" + attr + "} {")
     assert text.count(attr) == 2
     text = (f"// examples/flash_attention.tile with {what}. Written by make_variants.py.\n"

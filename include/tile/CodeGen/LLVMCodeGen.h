@@ -245,6 +245,12 @@ struct HostCodeGenOptions {
       llvm::function_ref<llvm::Value *(const Expr &)> EmitExpr,
       llvm::function_ref<llvm::Value *(const BufferValue &)> Data)>
       SpecializationCondition;
+  /// Whether kernel \p K is persistent: its grid (of one dimension) counts
+  /// its work tiles, over which its blocks loop themselves, reading how
+  /// many were launched. Host code launches min(grid, the blocks the device
+  /// runs at once: tile_rt_resident_blocks) blocks. Set by the target whose
+  /// lowerings make kernels persistent.
+  std::function<bool(const KernelStmt &K)> IsPersistent;
 };
 
 /// Emits `int32_t tile_<f>(const TileArg *, int32_t, void *)` for each

@@ -193,6 +193,12 @@ struct RuntimeCall {
   virtual const void *tensorMap(int32_t Kernel, int32_t Map, const void *Data,
                                 llvm::ArrayRef<int64_t> Dims,
                                 llvm::ArrayRef<int64_t> Strides);
+  /// How many blocks of kernel \p Kernel with \p Threads threads and
+  /// \p SharedBytes of dynamic shared memory the device runs at once
+  /// (tile_rt_resident_blocks); 0 after recording an error. The default
+  /// records that this execution backend cannot say.
+  virtual int32_t residentBlocks(int32_t Kernel, int32_t Threads,
+                                 int64_t SharedBytes);
   /// Records a failure; returns the code host code returns.
   int32_t fail(std::string Message);
   std::string Error;

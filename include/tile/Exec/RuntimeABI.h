@@ -49,6 +49,15 @@ int32_t tile_rt_launch(void *ctx, int32_t kernel, void **args, int32_t gx,
                        int32_t gy, int32_t gz, int32_t threads,
                        int64_t shared_bytes);
 
+/** How many blocks of kernel `kernel` of the current entry, launched with
+ *  `threads` threads and `shared_bytes` of dynamic shared memory, the
+ *  device runs at once (its multiprocessors times the blocks one holds).
+ *  Host code launches a persistent kernel, whose blocks loop over its
+ *  grid's tiles themselves, with at most that many blocks. 0 after
+ *  recording an error. */
+int32_t tile_rt_resident_blocks(void *ctx, int32_t kernel, int32_t threads,
+                                int64_t shared_bytes);
+
 /** The bytes of tensor map number `map` of kernel `kernel` of the current
  *  entry (the artifact describes it: element type, box, swizzle, fill) for
  *  the tensor of `rank` dimensions at `data`, with extents `dims` and

@@ -31,6 +31,11 @@ struct EmulatorOptions {
   /// which each tensor's data starts, as DLPack's byte_offset: an emulator
   /// models the alignment-dependent paths from it.
   unsigned DataOffset = 0;
+  /// The blocks a device runs at once, which a persistent kernel (one that
+  /// loops over its grid's tiles itself) is launched with at most: an
+  /// H100 SXM's 132 multiprocessors, one block each. Tests set fewer so
+  /// that each block takes several tiles.
+  unsigned ResidentBlocks = 132;
 };
 
 } // namespace tile

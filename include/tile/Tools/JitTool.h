@@ -56,6 +56,9 @@ struct JitOptions {
   /// emulator on the host, instead of code generation and the execution
   /// backend.
   bool Emulate = false;
+  /// With Emulate: the blocks the emulated device runs at once
+  /// (EmulatorOptions::ResidentBlocks).
+  unsigned EmulateResidentBlocks = 132;
   /// Which optimization remarks of the pipeline and codegen to print (to
   /// the error stream).
   RemarkFilter Remarks;

@@ -153,6 +153,16 @@ public:
       emitFlag(B, K, Op, Operands);
       return llvm::Error::success();
     }
+    if (Op.getName() == "cuda.launched_blocks") {
+      if (K.Kernel->getGrid().size() != 1)
+        return llvm::createStringError(
+            "'cuda.launched_blocks' is in a kernel whose grid has " +
+            std::to_string(K.Kernel->getGrid().size()) +
+            " dimensions; a persistent kernel's grid has one");
+      B.CreateStore(B.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}),
+                    Operands[0]);
+      return llvm::Error::success();
+    }
     // The cuda ops of each lowering live with their emission:
     // NVPTXWarpOps.cpp (cuda-register-fragments), NVPTXTensorCoreOps.cpp
     // (cuda-lower-gemm-mma), NVPTXHopperOps.cpp (hopper-lower-gemm-wgmma),
@@ -475,6 +485,17 @@ llvm::Error generateCUDAHostCode(const BackendContext &Ctx, const Module &M,
               B, *Op, Data(*Op->getOperand("tensor").R.Buf), EmitExpr));
         return All.empty() ? B.getTrue() : B.CreateAnd(All);
       };
+  // A kernel that reads how many blocks were launched loops over its tiles
+  // (hopper-wgmma-fragments' persistent kernels): as many blocks as the
+  // device runs at once.
+  Opts.IsPersistent = [](const KernelStmt &K) {
+    bool Reads = false;
+    walkStmts(K.getBody(), [&](const Stmt &S) {
+      if (const auto *Op = llvm::dyn_cast<OpStmt>(&S))
+        Reads |= Op->getName() == "cuda.launched_blocks";
+    });
+    return Reads;
+  };
   return generateHostObject(
       M, Opts, Ctx.getHostTarget().getAttr("mcpu").value_or("native"), Artifact);
 }

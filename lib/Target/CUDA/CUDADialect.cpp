@@ -492,6 +492,18 @@ bool verifyCUDAAlignedOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return OK && expectElement(Op, "dst", Diag);
 }
 
+bool verifyCUDALaunchedBlocksOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  bool OK = expectScope(Op, "dst", {MemScope::Local}, "a local array", Diag);
+  const OpOperand &D = Op.getOperand("dst");
+  if (OK && D.R.Buf->getDType() != DType::I32) {
+    Diag.error(D.getLoc(), "'cuda.launched_blocks' writes an i32 count, but %" +
+                               D.R.Buf->getName() + " is " +
+                               getDTypeName(D.R.Buf->getDType()));
+    OK = false;
+  }
+  return OK && expectElement(Op, "dst", Diag);
+}
+
 bool verifyCUDAStorePairOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   bool OK = expectLanes(Op, "src", 2, Diag);
   OK &= expectScope(Op, "dst", {MemScope::Global, MemScope::Shared, MemScope::Local},

@@ -269,6 +269,25 @@ def CUDAAlignedOp : CUDAOp<"aligned"> {
   let Writes = ["dst"];
 }
 
+def CUDALaunchedBlocksOp : CUDAOp<"launched_blocks"> {
+  let Summary = "The number of blocks the launch runs (%nctaid.x): a persistent kernel's stride";
+  let Description = [{
+    Per-thread code. Writes to the local %dst the number of blocks of the
+    kernel's launch, which has a grid of one dimension. A kernel that uses
+    it is persistent: its grid is the count of its work tiles, and host
+    code launches only as many blocks as the device runs at once (at most
+    the grid; tile_rt_resident_blocks), each looping over the tiles
+    blockIdx.x, blockIdx.x + this count, ... (hopper-wgmma-fragments
+    makes FlashAttention's warp-specialized kernels persistent).
+  }];
+  let Example = "cuda.launched_blocks %n[0]";
+  let Arguments = (ins Region:$dst);
+  let Format = "$dst attr-dict";
+  let Verifier = "verifyCUDALaunchedBlocksOp";
+  let Elementwise = 1;
+  let Writes = ["dst"];
+}
+
 def CUDALdgstsArriveOp : CUDAOp<"ldgsts_arrive"> {
   let Summary = "Arrive on an mbarrier once this thread's cp.async copies land (cp.async.mbarrier.arrive.noinc)";
   let Description = [{

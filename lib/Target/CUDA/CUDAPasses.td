@@ -161,7 +161,15 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
     cp.async where the tensors are not 16-byte aligned) on full/empty
     mbarriers while the kernel's warpgroups compute, with setmaxnreg on
     both roles (pass.warp_specialize = false keeps the cp.async rings).
-    Kernels that do not qualify are left to the SIMT path; a missed
+    A warp-specialized kernel is made persistent: its grid becomes the
+    count of its tiles, host code launches as many blocks as the device
+    runs at once, and each block loops over the tiles (the producer
+    running ahead into the next tile's once tiles and ring while the
+    consumers finish the current one; pass.persistent = false keeps one
+    tile per block). Kernels whose tiles differ in work (the ring loop's
+    trip count depends on a block index: causal attention) keep a block
+    per tile unless pass.persistent_uneven = true, which takes their tiles
+    longest first. Kernels that do not qualify are left to the SIMT path; a missed
     remark (-pass-remarks-missed=hopper-wgmma-fragments) says why.
   }];
   let Options = [
@@ -177,6 +185,19 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
                "run a mask's parallel loop (stores of select(c, x, v) keeping "
                "x where c holds) only on the tiles where c can be false",
                "pass.guard_masks">,
+    PassOption<"persistent", "bool", "true",
+               "make warp-specialized kernels persistent: as many blocks as "
+               "run at once, each looping over the grid's tiles",
+               "pass.persistent">,
+    PassOption<"persistent-uneven", "bool", "false",
+               "also make persistent the kernels whose tiles differ in work "
+               "(causal attention), taking them longest first",
+               "pass.persistent_uneven">,
+    PassOption<"double-buffer-once", "bool", "true",
+               "give a persistent kernel's tiles filled once per tile (Q) two "
+               "buffers where shared memory holds them, so that the producer "
+               "loads the next tile's while the consumers read the current one's",
+               "pass.double_buffer_once">,
   ];
   let Constructor = "createWGMMAFragmentsPass";
 }

@@ -53,6 +53,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MaskGuard.h"
+#include "PersistentGrid.h"
 #include "WGMMABuilder.h"
 #include "WarpSpecializedGemm.h"
 #include "tile/IR/Walk.h"
@@ -78,6 +79,10 @@ namespace {
 /// Shared memory a block may use for the tiles' stages (the H100/H200
 /// opt-in limit per block).
 constexpr int64_t MaxSharedBytes = 232448;
+
+/// Shared memory a persistent kernel keeps free beside its tiles when it
+/// double-buffers its once tiles: the mbarriers.
+constexpr int64_t OnceBufferSlack = 1024;
 
 /// Registers of the producer warpgroup beside one consumer warpgroup: its
 /// cp.async path indexes tensors of up to rank 5 (ptxas spills at 40 for
@@ -131,6 +136,9 @@ struct FragmentLoweringOptions {
   /// The sm_80 form (cuda-mma-fragments): per-warp mma.sync on the same
   /// layouts, cp.async rings only.
   bool MMA;
+  /// Make a warp-specialized kernel persistent (planPersistent), also
+  /// when its tiles differ in work; double-buffer its once tiles.
+  bool Persistent, PersistentUneven, DoubleBufferOnce;
 };
 
 class FragmentLowering : public WGMMABuilder {
@@ -321,6 +329,7 @@ private:
       return false;
     planRotation();
     planWarpSpecialize();
+    planPersistent();
     planPingPong();
     planDeferredSums();
     return true;
@@ -494,6 +503,75 @@ private:
     Remarks.missed(Ring.Loop->getLoc(),
                    "no producer warpgroup, every thread fills the tiles' "
                    "cp.async rings: " + Why);
+  }
+
+  /// A warp-specialized kernel becomes persistent (rewriteWarpSpecialized):
+  /// its grid the count of its tiles, as many blocks launched as the
+  /// device runs at once (host code asks the runtime), each looping over
+  /// the tiles blockIdx.x, + gridDim.x, ... The producer then runs ahead
+  /// into the next tile's once tiles (which get an empty barrier, released
+  /// after the last gemm that reads them) and ring while the consumers
+  /// finish the current tile and store it; the ring's stages and phases
+  /// run on across tiles. A kernel whose ring loop's trip count depends on
+  /// a block index (causal attention) stays a block per tile unless
+  /// `pass.persistent_uneven = true`; then, where the trip count grows
+  /// with one block index, the tiles are taken with that index slowest and
+  /// descending, the longest first. `pass.persistent = false` keeps a
+  /// block per tile.
+  void planPersistent() {
+    if (!WS)
+      return;
+    if (!Opts.Persistent) {
+      Remarks.missed(K.getLoc(), "a block per tile, not persistent: "
+                                 "pass.persistent = false");
+      return;
+    }
+    std::vector<const Value *> Blocks;
+    for (const auto &B : K.getBlockIndices())
+      Blocks.push_back(B.get());
+    const LoopDim &D = Ring.Loop->getDims()[0];
+    Order = chooseTileOrder(D.Lo.get(), D.Hi.get(), Blocks, LetInit);
+    if (Order.Uneven && !Opts.PersistentUneven) {
+      // A fixed share of tiles per block cannot balance tiles of different
+      // work: the hardware's block scheduler does, and keeps the launch
+      // order's L2 reuse (the blocks of one head together); a static order
+      // that balances them (longest first) runs every head at once.
+      Remarks.missed(K.getLoc(),
+                     "a block per tile, not persistent: the tiles differ in "
+                     "work (the ring loop's trip count depends on a block "
+                     "index), which the hardware's block scheduler balances; "
+                     "pass.persistent_uneven = true makes it persistent, "
+                     "tiles taken longest first");
+      return;
+    }
+    Persist = true;
+    // Two buffers of each once tile where shared memory holds them: the
+    // producer then loads the next tile's Q while the consumers still
+    // read the current one's.
+    int64_t Bytes = 0, Once = 0;
+    for (BufferValue *B : TileOrder) {
+      const TileInfo &T = Tiles[B];
+      Bytes += T.Layout.StageBytes * (T.Loop ? Ring.Stages : 1);
+      Once += T.Loop ? 0 : T.Layout.StageBytes;
+    }
+    if (Opts.DoubleBufferOnce && Once && Bytes + Once <= MaxSharedBytes - OnceBufferSlack)
+      OnceStages = 2;
+    std::string How =
+        Order.Descending < 0
+            ? "in launch order"
+            : "with %" + Blocks[Order.Descending]->getName().str() +
+                  " slowest and descending (the ring loop's trip count grows "
+                  "with it: the longest tiles first)";
+    Remarks.analysis(K.getLoc(),
+                     "persistent kernel: as many blocks as the device runs at "
+                     "once, each looping over the grid's " +
+                         std::to_string(K.getGrid().size()) +
+                         "-D tiles taken " + How +
+                         (OnceStages > 1 ? "; the tiles filled once per tile are "
+                                           "double-buffered"
+                                         : "") +
+                         "; the producer warpgroup loads the next tile's "
+                         "operands while the consumers finish the current one");
   }
 
   /// Empty when the kernel can be warp-specialized; else why not.
@@ -1289,7 +1367,29 @@ private:
   /// The ring stage of tile index \p T (at least lo - 1): (T - lo + S) % S.
   ExprPtr stageOf(const Expr &T) {
     const LoopDim &D = Ring.Loop->getDims()[0];
-    return rem(add(ex::sub(T.clone(), D.Lo->clone()), Ring.Stages), Ring.Stages);
+    return rem(add(ringIter(ex::sub(T.clone(), D.Lo->clone())), Ring.Stages),
+               Ring.Stages);
+  }
+
+  /// Iteration \p It of this tile's ring loop counted from the block's
+  /// first (persistent kernels: the stages and phases run on across tiles).
+  ExprPtr ringIter(ExprPtr It) {
+    return RingBase ? add(ref(RingBase), std::move(It)) : std::move(It);
+  }
+
+  /// The buffer of a once tile in this tile round (persistent kernels
+  /// with double-buffered once tiles), or null.
+  ExprPtr onceStage() {
+    return TileRound && OnceStages > 1 ? rem(ref(TileRound), OnceStages) : nullptr;
+  }
+
+  /// The phase parity a once tile's full (or empty) barrier is waited with
+  /// in this tile round: 0 in a kernel of one tile per block; a fresh
+  /// barrier counts the phase before its first as complete.
+  ExprPtr onceParity(bool Empty) {
+    if (!TileRound)
+      return lit(Empty ? 1 : 0);
+    return rem(add(div(ref(TileRound), OnceStages), Empty ? 1 : 0), 2);
   }
 
   /// `%j + Off`.
@@ -1367,7 +1467,9 @@ private:
   Stmts issueGemm(const GemmInfo &G, const Expr *T, llvm::SMLoc Loc) {
     const SharedTile *A = G.ARegs ? nullptr : &Tiles[G.A].Layout;
     auto StageFor = [&](BufferValue *B) -> ExprPtr {
-      if (!B || Tiles[B].Loop == nullptr || Ring.Stages == 1)
+      if (B && !Tiles[B].Loop)
+        return onceStage();
+      if (!B || Ring.Stages == 1)
         return nullptr;
       return stageOf(T ? *T : *iter(-shift(B)));
     };
@@ -1533,6 +1635,10 @@ private:
     for (StmtPtr &X : issueGemm(GemmOf[Rot.Last], Last.get(), Rot.Last->getLoc()))
       L.push_back(std::move(X));
     L.push_back(opPending("cuda.wgmma_wait", 0, GemmOf[Rot.Last].C));
+    // The persistent kernel's producer refills the stage for a later tile.
+    if (Persist)
+      for (StmtPtr &X : releaseTiles(GemmOf[Rot.Last], Last.get()))
+        L.push_back(std::move(X));
     Stmts Out;
     Out.push_back(perThread(std::move(L)));
     Stmts Guarded;
@@ -1561,12 +1667,16 @@ private:
     const TileInfo &TI = Tiles[B];
     if (TI.Loop) {
       const Expr &Lo = *Ring.Loop->getDims()[0].Lo;
-      ExprPtr It = ex::sub(T.clone(), Lo.clone());
+      ExprPtr It = ringIter(ex::sub(T.clone(), Lo.clone()));
       ExprPtr Stage = rem(It->clone(), Ring.Stages);
       L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait", mbarIndex(FullAt[B], Stage.get()),
                              rem(div(std::move(It), Ring.Stages), 2)));
     } else {
-      L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait", lit(FullAt[B]), lit(0)));
+      // Filled once per tile: the stage and phase of the block's tile
+      // round.
+      ExprPtr Stage = onceStage();
+      L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait", mbarIndex(FullAt[B], Stage.get()),
+                             onceParity(/*Empty=*/false)));
     }
     Stmts Fence;
     Fence.push_back(op("cuda.fence_proxy_async"));
@@ -1583,7 +1693,7 @@ private:
       if (!B || !Tiles[B].Loop)
         continue;
       ExprPtr Idx = T ? T->clone() : iter(-shift(B));
-      ExprPtr Stage = rem(ex::sub(std::move(Idx), Lo.clone()), Ring.Stages);
+      ExprPtr Stage = rem(ringIter(ex::sub(std::move(Idx), Lo.clone())), Ring.Stages);
       L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_arrive", mbarIndex(EmptyAt[B], Stage.get()),
                              nullptr, 0, /*PerWarp=*/true));
     }
@@ -1617,12 +1727,22 @@ private:
     };
     ExprPtr Zero = lit(0);
     for (BufferValue *B : TileOrder)
-      if (!Tiles[B].Loop)
-        Fill(Out, B, nullptr, nullptr, *Zero, lit(FullAt[B]));
+      if (!Tiles[B].Loop) {
+        // A persistent kernel's next tile once the consumers are done
+        // with the previous one's.
+        ExprPtr Stage = onceStage();
+        if (TileRound)
+          Out.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait",
+                                   mbarIndex(EmptyAt[B], Stage.get()),
+                                   onceParity(/*Empty=*/true)));
+        Fill(Out, B, nullptr, nullptr, Stage ? *Stage : *Zero,
+             mbarIndex(FullAt[B], Stage.get()));
+      }
     Out.push_back(loop(LoopKind::Serial, "it", ex::sub(D.Hi->clone(), D.Lo->clone()),
                        [&](Value *It) {
       Stmts L;
-      Value *Stage = let(L, "stage", rem(ref(It), S));
+      Value *Round = RingBase ? let(L, "round", ringIter(ref(It))) : It;
+      Value *Stage = let(L, "stage", rem(ref(Round), S));
       ExprPtr Val = add(D.Lo->clone(), ref(It));
       for (BufferValue *B : Ring.Tiles) {
         // Round it / S may refill the stage once round it / S - 1 was
@@ -1630,13 +1750,14 @@ private:
         // complete.
         L.push_back(mbarrierOp(Mbar, "cuda.mbarrier_wait",
                                add(ref(Stage), EmptyAt[B]),
-                               rem(add(div(ref(It), S), lit(1)), 2)));
+                               rem(add(div(ref(Round), S), lit(1)), 2)));
         ExprPtr StageE = ref(Stage);
         Fill(L, B, D.Var.get(), Val.get(), *StageE, add(ref(Stage), FullAt[B]));
       }
       return L;
     }));
-    if (!TMA)
+    // (A persistent kernel's after its last tile.)
+    if (!TMA && !TileRound)
       Out.push_back(opPending("cuda.ldgsts_wait", 0));
     return Out;
   }
@@ -1647,25 +1768,34 @@ private:
   /// the kernel's own warpgroups, the consumers, run the lowered code with
   /// waits on full barriers in place of the cp.async waits and block
   /// barriers, releasing each ring stage once the gemm that reads it is
-  /// done. Lets stay before the split (both roles use them).
+  /// done. Lets stay before the split (both roles use them), except, in a
+  /// persistent kernel, those of a tile's block indices, which each role
+  /// computes in its loop over the tiles.
   void rewriteWarpSpecialized() {
     int64_t T = Threads, S = Ring.Stages;
     K.getThreadsMutable() = lit(T + WarpgroupSize);
     Stmts Top, Consumer;
+    if (Persist)
+      flattenGrid(Top);
     for (StmtPtr &St : K.getBodyMutable().Stmts) {
-      if (isa<AllocStmt>(St.get()) || isa<LetStmt>(St.get()))
+      if (!St)
+        continue;
+      if (auto *L = dyn_cast<LetStmt>(St.get()); L && Persist && PerTile.count(L->getVar()))
+        TileLets.push_back(std::move(St));
+      else if (isa<AllocStmt>(St.get()) || isa<LetStmt>(St.get()))
         Top.push_back(std::move(St));
       else
         Consumer.push_back(std::move(St));
     }
-    // Barriers: full per stage of every tile, empty per stage of ring tiles.
+    // Barriers: full per stage of every tile, empty per stage of ring tiles
+    // (and of the once tiles of a persistent kernel, refilled per tile).
     int64_t NB = 0;
     for (BufferValue *B : TileOrder) {
       FullAt[B] = NB;
-      NB += Tiles[B].Loop ? S : 1;
-      if (Tiles[B].Loop) {
+      NB += Tiles[B].Loop ? S : OnceStages;
+      if (Tiles[B].Loop || Persist) {
         EmptyAt[B] = NB;
-        NB += S;
+        NB += Tiles[B].Loop ? S : OnceStages;
       }
     }
     std::vector<ExprPtr> MbarShape;
@@ -1706,11 +1836,11 @@ private:
     ExprPtr FullCount = call(Intrinsic::Select, ex::binary(BinaryOp::Ne, ref(Tma), lit(0)),
                              lit(1), lit(2 * WarpgroupSize));
     for (BufferValue *B : TileOrder) {
-      int64_t N = Tiles[B].Loop ? S : 1;
+      int64_t N = Tiles[B].Loop ? S : OnceStages;
       for (int64_t I = 0; I != N; ++I) {
         Init.push_back(mbarrierOp(Mbar, "cuda.mbarrier_init", lit(FullAt[B] + I),
                                   FullCount->clone()));
-        if (Tiles[B].Loop)
+        if (EmptyAt.count(B))
           Init.push_back(mbarrierOp(Mbar, "cuda.mbarrier_init", lit(EmptyAt[B] + I),
                                     lit(T / 32)));
       }
@@ -1726,14 +1856,22 @@ private:
         T == WarpgroupSize ? AttentionProducerRegisters : ProducerRegisters;
     Dec.set("count", Attribute::getInt(ProducerRegs));
     Prod.push_back(op("cuda.setmaxnreg", {}, std::move(Dec)));
+    auto Produce = [&](bool ByTma) {
+      if (!Persist)
+        return producer(ByTma);
+      Stmts L = tileLoop(/*Original=*/false, [&] { return producer(ByTma); });
+      if (!ByTma)
+        L.push_back(opPending("cuda.ldgsts_wait", 0));
+      return L;
+    };
     Stmts ByTMA;
-    ByTMA.push_back(ifThen(ex::binary(BinaryOp::Eq, ref(Tid), lit(T)), producer(true)));
+    ByTMA.push_back(ifThen(ex::binary(BinaryOp::Eq, ref(Tid), lit(T)), Produce(true)));
     Stmts ByCpAsync;
     {
       Value *ConsumerTid = Tid;
       Tid = let(ByCpAsync, "ptx", ex::sub(ref(Tid), lit(T)));
       Threads = WarpgroupSize;
-      for (StmtPtr &X : producer(false))
+      for (StmtPtr &X : Produce(false))
         ByCpAsync.push_back(std::move(X));
       Tid = ConsumerTid;
       Threads = T;
@@ -1747,11 +1885,177 @@ private:
     Inc.set("count", Attribute::getInt(
                          consumerRegisters(T / WarpgroupSize, ProducerRegs)));
     Cons.push_back(op("cuda.setmaxnreg", {}, std::move(Inc)));
-    for (StmtPtr &St : Consumer)
-      for (StmtPtr &X : lowerStmt(St, nullptr))
-        Cons.push_back(std::move(X));
+    auto Consume = [&] {
+      Stmts L;
+      // In a persistent kernel each once tile is released after the last
+      // statement whose gemm reads it, for the producer to load the next
+      // tile's.
+      std::vector<std::vector<BufferValue *>> ReleaseAfter(Consumer.size());
+      if (Persist)
+        for (BufferValue *B : TileOrder) {
+          if (Tiles[B].Loop)
+            continue;
+          std::optional<unsigned> Last;
+          for (unsigned I = 0; I != Consumer.size(); ++I)
+            if (readsTile(*Consumer[I], B))
+              Last = I;
+          if (Last)
+            ReleaseAfter[*Last].push_back(B);
+        }
+      for (unsigned I = 0; I != Consumer.size(); ++I) {
+        for (StmtPtr &X : lowerStmt(Consumer[I], nullptr))
+          L.push_back(std::move(X));
+        Stmts Rel;
+        for (BufferValue *B : ReleaseAfter[I])
+          Rel.push_back(mbarrierOp(Mbar, "cuda.mbarrier_arrive",
+                                   mbarIndex(EmptyAt[B], onceStage().get()), nullptr,
+                                   0, /*PerWarp=*/true));
+        if (!Rel.empty())
+          L.push_back(perThread(std::move(Rel)));
+      }
+      return L;
+    };
+    for (StmtPtr &X : Persist ? tileLoop(/*Original=*/true, Consume) : Consume())
+      Cons.push_back(std::move(X));
     Top.push_back(ifElse(ex::ge(ref(Tid), lit(T)), std::move(Prod), std::move(Cons)));
     K.getBodyMutable().Stmts = std::move(Top);
+  }
+
+  /// Whether a gemm in \p S reads the shared tile \p B.
+  bool readsTile(Stmt &S, const BufferValue *B) {
+    bool Found = false;
+    auto Visit = [&](Stmt &X) {
+      auto *Op = dyn_cast<OpStmt>(&X);
+      if (!Op || !GemmOf.count(Op))
+        return;
+      const GemmInfo &G = GemmOf[Op];
+      Found |= G.B == B || (!G.ARegs && G.A == B);
+    };
+    Visit(S);
+    for (Block *N : getNestedBlocks(S))
+      walkStmts(*N, Visit);
+    return Found;
+  }
+
+  //===--- Persistent kernels ---------------------------------------------===//
+
+  /// Makes the kernel's grid one dimension of gx * gy * gz tiles, its one
+  /// block index the block's first tile (%bid), and its old block indices
+  /// lets (TileBlocks) that each role's tile loop binds; the top-level lets
+  /// that depend on them go to PerTile. Appends to \p Top what every
+  /// thread needs: the blocks launched and the block's tile count.
+  void flattenGrid(Stmts &Top) {
+    std::vector<std::unique_ptr<Value>> &Idx = K.getBlockIndicesMutable();
+    std::vector<ExprPtr> &Grid = K.getGridMutable();
+    DType Ty = Idx[0]->getDType();
+    llvm::DenseMap<const Value *, Value *> Map;
+    for (std::unique_ptr<Value> &B : Idx) {
+      TileBlocks.push_back(
+          std::make_unique<Value>(Value::Kind::Let, B->getName(), Ty, B->getLoc()));
+      Map[B.get()] = TileBlocks.back().get();
+      GridExtents.push_back(ex::castTo(Grid[TileBlocks.size() - 1]->clone(), Ty));
+    }
+    remapValues(K.getBodyMutable().Stmts, Map);
+    // Lets of the old block indices' values, transitively.
+    for (const std::unique_ptr<Value> &B : TileBlocks)
+      PerTile.insert(B.get());
+    for (StmtPtr &St : K.getBodyMutable().Stmts)
+      if (auto *L = dyn_cast<LetStmt>(St.get())) {
+        bool Dep = false;
+        forEachUse(*L->getInit(), [&](const Value *V) { Dep |= PerTile.count(V) > 0; });
+        if (Dep)
+          PerTile.insert(L->getVar());
+      }
+    ExprPtr Count = GridExtents[0]->clone();
+    for (unsigned D = 1; D != GridExtents.size(); ++D)
+      Count = ex::mul(std::move(Count), GridExtents[D]->clone());
+    Idx.resize(1);
+    Idx[0]->setName(Names.fresh("bid"));
+    Bid = Idx[0].get();
+    Grid.clear();
+    Grid.push_back(Count->clone());
+    // Every thread: the blocks launched (at most the tiles) and how many
+    // tiles this block takes.
+    BufferValue *Launched = nullptr;
+    Top.push_back(allocLocal("launched", DType::I32, 1, Launched));
+    std::vector<OpOperand> Operands;
+    Operands.push_back(regionOperand(Launched, one(lit(0))));
+    Top.push_back(op("cuda.launched_blocks", std::move(Operands)));
+    NumBlocks = let(Top, "nblocks", ex::load(Launched, one(lit(0))));
+    Value *NumTiles = let(Top, "ntiles", std::move(Count));
+    MyTiles = let(Top, "my_tiles",
+                  divide(ex::sub(add(ref(NumTiles), ref(NumBlocks)), add(ref(Bid), 1)),
+                      ref(NumBlocks)));
+    Top.push_back(allocLocal("ring_done", DType::I32, 1, RingDone));
+    const LoopDim &D = Ring.Loop->getDims()[0];
+    TripCount = call(Intrinsic::Max, ex::sub(D.Hi->clone(), D.Lo->clone()), lit(0));
+  }
+
+  static ExprPtr divide(ExprPtr A, ExprPtr B) {
+    return ex::binary(BinaryOp::Div, std::move(A), std::move(B));
+  }
+
+  /// A role's loop over its block's tiles k = 0 .. my_tiles - 1 (tile
+  /// bid + k * nblocks): the tile's block indices and the lets that depend
+  /// on them (\p Original: the kernel's own, which only the consumers
+  /// take; else copies), then \p Body's statements with the ring's
+  /// iterations counted on from the block's earlier tiles (RingBase) and
+  /// the tile's round k (TileRound) for the once tiles' phases.
+  Stmts tileLoop(bool Original, llvm::function_ref<Stmts()> Body) {
+    Stmts Out;
+    Out.push_back(std::make_unique<StoreStmt>(RingDone, one(lit(0)), lit(0)));
+    Out.push_back(loop(LoopKind::Serial, "k", ref(MyTiles), [&](Value *KV) {
+      Stmts L;
+      Value *Tile =
+          let(L, "tile", add(ref(Bid), ex::mul(ref(KV), ref(NumBlocks))));
+      llvm::DenseMap<const Value *, Value *> Map;
+      // The tile's block indices: the launch order (x fastest), or the
+      // chosen index slowest and counting down.
+      std::vector<unsigned> Dims;
+      for (unsigned D = 0; D != TileBlocks.size(); ++D)
+        if (int(D) != Order.Descending)
+          Dims.push_back(D);
+      if (Order.Descending >= 0)
+        Dims.push_back(unsigned(Order.Descending));
+      ExprPtr Rest = ref(Tile);
+      for (unsigned I = 0; I != Dims.size(); ++I) {
+        unsigned D = Dims[I];
+        bool LastDim = I + 1 == Dims.size();
+        ExprPtr Index = LastDim ? Rest->clone()
+                                : ex::binary(BinaryOp::Rem, Rest->clone(),
+                                             GridExtents[D]->clone());
+        if (!LastDim)
+          Rest = divide(std::move(Rest), GridExtents[D]->clone());
+        if (int(D) == Order.Descending)
+          Index = ex::sub(ex::sub(GridExtents[D]->clone(), lit(1)), std::move(Index));
+        if (Original)
+          L.push_back(std::make_unique<LetStmt>(std::move(TileBlocks[D]), std::move(Index)));
+        else
+          Map[TileBlocks[D].get()] = let(L, TileBlocks[D]->getName(), std::move(Index));
+      }
+      for (StmtPtr &St : TileLets) {
+        if (Original) {
+          L.push_back(std::move(St));
+          continue;
+        }
+        auto *Let = cast<LetStmt>(St.get());
+        Map[Let->getVar()] = let(L, Let->getVar()->getName(), Let->getInit()->clone());
+      }
+      Value *Base = let(L, "ring_base", ex::load(RingDone, one(lit(0))));
+      Value *SavedBase = RingBase, *SavedRound = TileRound;
+      RingBase = Base;
+      TileRound = KV;
+      for (StmtPtr &X : Body())
+        L.push_back(std::move(X));
+      RingBase = SavedBase;
+      TileRound = SavedRound;
+      L.push_back(std::make_unique<StoreStmt>(RingDone, one(lit(0)),
+                                              add(ref(Base), TripCount->clone())));
+      if (!Original)
+        remapValues(L, Map);
+      return L;
+    }));
+    return Out;
   }
 
   /// A tile filled once: load, wait, fence, synchronize.
@@ -1898,7 +2202,7 @@ private:
     for (BufferValue *B : TileOrder) {
       const TileInfo &T = Tiles[B];
       int64_t E = getDTypeBits(B->getDType()) / 8;
-      RingElems[B] = (T.Loop ? Ring.Stages : 1) * T.Layout.StageBytes / E;
+      RingElems[B] = (T.Loop ? Ring.Stages : OnceStages) * T.Layout.StageBytes / E;
     }
     for (auto &[B, F] : Frags)
       LocalElems[B] = F.Elems;
@@ -1934,6 +2238,25 @@ private:
   bool WS = false, HadThreadIndex = false, PingPong = false;
   BufferValue *Mbar = nullptr;
   llvm::DenseMap<const BufferValue *, int64_t> FullAt, EmptyAt;
+  /// The persistent form (planPersistent, flattenGrid): the tile order;
+  /// the grid's one block index, the blocks launched and the block's tile
+  /// count; the lets that replace the old block indices, the grid's old
+  /// extents, the top-level lets that depend on them (PerTile: their
+  /// values; TileLets: the statements); the ring iterations of the block's
+  /// earlier tiles (a local) and the ring loop's trip count; while a role's
+  /// tile loop is built, its ring base and tile round.
+  bool Persist = false;
+  hopper::TileOrder Order;
+  /// Buffers of each once tile: 2 where shared memory holds them.
+  int64_t OnceStages = 1;
+  Value *Bid = nullptr, *NumBlocks = nullptr, *MyTiles = nullptr;
+  std::vector<std::unique_ptr<Value>> TileBlocks;
+  std::vector<ExprPtr> GridExtents;
+  llvm::DenseSet<const Value *> PerTile;
+  Stmts TileLets;
+  BufferValue *RingDone = nullptr;
+  ExprPtr TripCount;
+  Value *RingBase = nullptr, *TileRound = nullptr;
   Value *Tma = nullptr;
   /// The rotated gemm pair of the ring loop, when it is rotated.
   struct {
@@ -1966,10 +2289,12 @@ public:
 private:
   FragmentLoweringOptions fragmentOptions(const Function &F) const {
     if (MMA)
-      return {false, false, false, false, true};
+      return {false, false, false, false, true, false, false, false};
     return {getBoolOption("warp-specialize", F), getBoolOption("wgmma-overlap", F),
             getBoolOption("warpgroup-pingpong", F), getBoolOption("guard-masks", F),
-            false};
+            false, getBoolOption("persistent", F),
+            getBoolOption("persistent-uneven", F),
+            getBoolOption("double-buffer-once", F)};
   }
 
   bool MMA;

@@ -385,8 +385,14 @@ llvm::Expected<XStmt> SIMTEmulator::compileKernel(const KernelStmt &K) {
                      N == "cuda.ldgsts_arrive" || N == "cuda.setmaxnreg" ||
                      N == "cuda.fence_mbarrier_init" || N == "cuda.bar_sync" ||
                      N == "cuda.bar_arrive";
+      X.Persistent |= N == "cuda.launched_blocks";
     }
   });
+  if (X.Persistent && K.getGrid().size() != 1)
+    return makeError(K.getLoc(), "a kernel that reads cuda.launched_blocks (a "
+                                 "persistent kernel) has a grid of one "
+                                 "dimension, not " +
+                                     std::to_string(K.getGrid().size()));
   InKernel = true;
   CurThreads = X.Threads;
   CurScheduled = X.Scheduled;
@@ -440,6 +446,7 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
           .Case("cuda.wgmma_wait", EmuOp::WgmmaWait)
           .Case("cuda.tma_ready", EmuOp::TmaReady)
           .Case("cuda.aligned", EmuOp::Aligned)
+          .Case("cuda.launched_blocks", EmuOp::LaunchedBlocks)
           .Case("cuda.store_if", EmuOp::StoreIf)
           .Case("cuda.tma_load", EmuOp::TmaLoad)
           .Case("cuda.mbarrier_init", EmuOp::MbarrierInit)
@@ -607,6 +614,14 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
     if (D.Where != Storage::Thread || isFloat(D.Ty))
       return makeError(X.Regions[1].Loc,
                        "'cuda.tma_ready' writes an integer flag to a "
+                       "thread's registers, not to '%" + D.getName() + "'");
+    break;
+  }
+  case EmuOp::LaunchedBlocks: {
+    const Buffer &D = Buffers[X.Regions[0].Buf];
+    if (D.Where != Storage::Thread || isFloat(D.Ty))
+      return makeError(X.Regions[0].Loc,
+                       "'cuda.launched_blocks' writes an integer count to a "
                        "thread's registers, not to '%" + D.getName() + "'");
     break;
   }

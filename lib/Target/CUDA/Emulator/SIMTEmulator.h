@@ -233,6 +233,7 @@ enum class EmuOp : uint8_t {
   WgmmaWait,
   TmaReady,
   Aligned,
+  LaunchedBlocks,
   StoreIf,
   TmaLoad,
   MbarrierInit,
@@ -268,6 +269,9 @@ struct XStmt {
   std::optional<SlotRef> Tx;
   bool HasWgmma = false;
   bool Scheduled = false;
+  /// Kernel: it reads how many blocks were launched (cuda.launched_blocks):
+  /// the launch runs at most EmulatorOptions::ResidentBlocks of its grid.
+  bool Persistent = false;
   uint32_t TmaMapBegin = 0, TmaMapEnd = 0;
   int64_t EntryRegisters = 0;
   /// Kernel: the mbarriers (elements of the buffers mbarrier ops name).
@@ -721,6 +725,7 @@ private:
   void execFenceMbarrierInit(const XStmt &S, const LaneList &M);
   void execTmaReady(const XStmt &S, const LaneList &M);
   void execAligned(const XStmt &S, const LaneList &M);
+  void execLaunchedBlocks(const XStmt &S, const LaneList &M);
   void execStoreIf(const XStmt &S, const LaneList &M);
   void execTmaLoad(const XStmt &S, const LaneList &M);
   bool execSetmaxnreg(const XStmt &S, const LaneList &M);
@@ -769,6 +774,8 @@ private:
   size_t TempTop = 0;
   /// The block running, and its threads.
   int64_t BlockIdx[3] = {0, 0, 0};
+  /// The blocks of the running launch in its grid's first dimension.
+  int64_t LaunchedBlocks = 1;
   int64_t Threads = 1;
   bool InBlock = false;
   bool TrackProxy = false;

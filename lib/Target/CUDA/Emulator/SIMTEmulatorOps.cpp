@@ -151,6 +151,9 @@ bool SIMTEmulator::execOp(const XStmt &S, const LaneList &M) {
   case EmuOp::Aligned:
     execAligned(S, M);
     return true;
+  case EmuOp::LaunchedBlocks:
+    execLaunchedBlocks(S, M);
+    return true;
   case EmuOp::StoreIf:
     execStoreIf(S, M);
     return true;

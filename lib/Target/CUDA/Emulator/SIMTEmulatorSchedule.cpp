@@ -411,6 +411,10 @@ void SIMTEmulator::execKernel(const XStmt &S) {
   }
   if (Failed)
     return;
+  // A persistent kernel: as many blocks as the device runs at once.
+  if (S.Persistent)
+    Grid[0] = std::min<int64_t>(Grid[0], std::max(Opts.ResidentBlocks, 1u));
+  LaunchedBlocks = Grid[0];
   Threads = S.Threads;
   Scheduled = S.Scheduled;
   for (int64_t T = 0; T != Threads; ++T)

@@ -508,6 +508,21 @@ void SIMTEmulator::execAligned(const XStmt &S, const LaneList &M) {
   }
 }
 
+void SIMTEmulator::execLaunchedBlocks(const XStmt &S, const LaneList &M) {
+  const XRegion &Dst = S.Regions[0];
+  Buffer &DB = Buffers[Dst.Buf];
+  std::vector<int64_t> DS = regionStarts(Dst, M);
+  if (Failed)
+    return;
+  for (uint32_t L : M) {
+    if (!checkFootprint(S, Dst, DS[L], 1, L, "writes"))
+      return;
+    storeElement(DB, DS[L], L, double(LaunchedBlocks), S.getLoc());
+    if (Failed)
+      return;
+  }
+}
+
 void SIMTEmulator::execTmaLoad(const XStmt &S, const LaneList &M) {
   const XRegion &Src = S.Regions[0], &Dst = S.Regions[1], &BarR = S.Regions[2];
   Buffer &T = Buffers[Src.Buf], &D = Buffers[Dst.Buf];
