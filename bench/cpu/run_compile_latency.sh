@@ -5,33 +5,57 @@
 # f32 GEMM of the CPU benchmark and examples/gemm.tile. The peer is the
 # same tool with --no-cache. From the repository root; $TILE_JIT (default
 # build/bin/tile-jit). Prints one table.
+#
+# With $TILE_JIT_PEER (another build's tile-jit, e.g.
+# /work/main/build/bin/tile-jit), every process of $TILE_JIT is followed by
+# the same process of the peer, and the table has a row for each: on a
+# machine whose speed changes between minutes the two are compared over
+# the same minutes. The load average before and after is printed.
 set -uo pipefail
 JIT=${TILE_JIT:-build/bin/tile-jit}
+PEER=${TILE_JIT_PEER:-}
 N=${RUNS:-5}
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # .tile text to loaded kernel: the total less what is left of the
 # execution backend's start (it overlaps the compile).
 total() { awk '/^  total:/ {t=$2} /executor wait:/ {w=$3} END {printf "%.3f\n", t - w}'; }
 stage() { awk -v s="$1" '$0 ~ "^ +" s ":" {print $(NF-1)}'; }
-printf "%-34s %12s %12s %12s %12s\n" kernel "cold ms" "no-cache ms" "hit ms" "hit cache ms"
+TOOLS=("$JIT")
+[ -n "$PEER" ] && TOOLS+=("$PEER")
+NAMEW=34
+[ -n "$PEER" ] && NAMEW=38 && echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf "%-${NAMEW}s %12s %12s %12s %12s\n" kernel "cold ms" "no-cache ms" "hit ms" "hit cache ms"
 for spec in "bench/cpu/gemm_f32.tile:--dim M=512 --dim N=512 --dim K=512" \
             "examples/gemm.tile:--dim M=512 --dim N=512 --dim K=512" \
             "examples/elementwise_add.tile:--dim N=1000000"; do
   f=${spec%%:*}; args=${spec#*:}
-  D=$(mktemp -d)
-  cold=(); nocache=(); hit=(); lookup=()
+  # Per tool T (0: $TILE_JIT, 1: the peer): its cache directory and the
+  # figures of its processes, one per line, in $W/<kind>.T.
+  W=$(mktemp -d)
+  for t in "${!TOOLS[@]}"; do mkdir -p "$W/cache.$t"; done
   for i in $(seq $N); do
-    rm -rf "$D"/*
-    cold+=("$(TILE_CACHE_DIR=$D "$JIT" "$f" $args --random --print-compile-time | total)")
-    nocache+=("$("$JIT" "$f" $args --random --print-compile-time --no-cache | total)")
+    for t in "${!TOOLS[@]}"; do
+      D=$W/cache.$t
+      rm -rf "$D"/*
+      TILE_CACHE_DIR=$D "${TOOLS[$t]}" "$f" $args --random --print-compile-time | total >> "$W/cold.$t"
+      "${TOOLS[$t]}" "$f" $args --random --print-compile-time --no-cache | total >> "$W/nocache.$t"
+    done
   done
   for i in $(seq $N); do
-    o=$(TILE_CACHE_DIR=$D "$JIT" "$f" $args --random --print-compile-time)
-    hit+=("$(echo "$o" | total)")
-    lookup+=("$(echo "$o" | stage "kernel cache")")
+    for t in "${!TOOLS[@]}"; do
+      o=$(TILE_CACHE_DIR=$W/cache.$t "${TOOLS[$t]}" "$f" $args --random --print-compile-time)
+      echo "$o" | total >> "$W/hit.$t"
+      echo "$o" | stage "kernel cache" >> "$W/lookup.$t"
+    done
   done
-  printf "%-34s %12s %12s %12s %12s\n" "$f" \
-    "$(printf '%s\n' "${cold[@]}" | median)" "$(printf '%s\n' "${nocache[@]}" | median)" \
-    "$(printf '%s\n' "${hit[@]}" | median)" "$(printf '%s\n' "${lookup[@]}" | median)"
-  rm -rf "$D"
+  for t in "${!TOOLS[@]}"; do
+    name=$f
+    [ -n "$PEER" ] && name="$f ($([ "$t" = 0 ] && echo this || echo peer))"
+    printf "%-${NAMEW}s %12s %12s %12s %12s\n" "$name" \
+      "$(median < "$W/cold.$t")" "$(median < "$W/nocache.$t")" \
+      "$(median < "$W/hit.$t")" "$(median < "$W/lookup.$t")"
+  done
+  rm -rf "$W"
 done
+[ -n "$PEER" ] && echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit 0

@@ -114,6 +114,8 @@ public:
       return emitDpbf16ps(B, Op, Operands);
     if (Op.getName() == "cpu.transpose_pairs")
       return emitTransposePairs(B, Op, Operands);
+    if (Op.getName() == "cpu.fma" || Op.getName() == "cpu.copy_lanes")
+      return emitLanes(B, Op, Operands);
     if (Op.getName() != "cpu.prefetch")
       return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
     llvm::Value *Addr = Operands[0];
@@ -175,6 +177,28 @@ private:
     llvm::Value *R = B.CreateIntrinsic(llvm::Intrinsic::x86_avx512bf16_dpbf16ps_512, {},
                                        {Acc, A, Bv});
     B.CreateAlignedStore(R, C, llvm::Align(4));
+    return llvm::Error::success();
+  }
+
+  /// cpu.fma (the lanes of c plus the broadcast element of a times the
+  /// lanes of b: a vector fmul and fadd, fused by the code generator as
+  /// the scalar ones are) and cpu.copy_lanes (a vector load and store).
+  llvm::Error emitLanes(llvm::IRBuilder<> &B, const OpStmt &Op,
+                        llvm::ArrayRef<llvm::Value *> Operands) const {
+    bool F64 = Op.getOperands()[0].R.Buf->getDType() == DType::F64;
+    llvm::Type *ElemTy = F64 ? B.getDoubleTy() : B.getFloatTy();
+    llvm::Align Al(F64 ? 8 : 4);
+    auto *VT = llvm::FixedVectorType::get(
+        ElemTy, unsigned(Op.getAttrOrDefault("lanes").getInt()));
+    if (Op.getName() == "cpu.copy_lanes") {
+      B.CreateAlignedStore(B.CreateAlignedLoad(VT, Operands[1], Al), Operands[0], Al);
+      return llvm::Error::success();
+    }
+    llvm::Value *Acc = B.CreateAlignedLoad(VT, Operands[0], Al);
+    llvm::Value *A = B.CreateVectorSplat(VT->getNumElements(),
+                                         B.CreateAlignedLoad(ElemTy, Operands[1], Al));
+    llvm::Value *Bv = B.CreateAlignedLoad(VT, Operands[2], Al);
+    B.CreateAlignedStore(B.CreateFAdd(Acc, B.CreateFMul(A, Bv)), Operands[0], Al);
     return llvm::Error::success();
   }
 

@@ -106,6 +106,50 @@ bool verifyCPUTransposePairsOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return OK;
 }
 
+namespace {
+
+/// Whether \p Op's `lanes` is between 1 and 64 and operand \p First
+/// (the one that sets the dtype) is f32 or f64.
+bool verifyLanes(const OpStmt &Op, llvm::StringRef First, DiagnosticEngine &Diag) {
+  bool OK = true;
+  int64_t Lanes = Op.getAttrOrDefault("lanes").getInt();
+  if (Lanes < 1 || Lanes > 64) {
+    Diag.error(Op.getLoc(), "'" + Op.getName() + "' lanes must be between 1 and 64, not " +
+                                llvm::Twine(Lanes));
+    OK = false;
+  }
+  const OpOperand &O = Op.getOperand(First);
+  DType Ty = O.R.Buf->getDType();
+  if (Ty != DType::F32 && Ty != DType::F64) {
+    Diag.error(O.getLoc(), "'" + Op.getName() + "' operand " + First + " (%" +
+                               O.R.Buf->getName() + ") must be f32 or f64, not " +
+                               getDTypeName(Ty).str());
+    OK = false;
+  }
+  return OK;
+}
+
+} // namespace
+
+bool verifyCPUFmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  if (!verifyLanes(Op, "c", Diag))
+    return false;
+  DType Ty = Op.getOperand("c").R.Buf->getDType();
+  bool OK = verifyElementOperand(Op, "c", Ty, false, Diag);
+  OK &= verifyElementOperand(Op, "a", Ty, false, Diag);
+  OK &= verifyElementOperand(Op, "b", Ty, false, Diag);
+  return OK;
+}
+
+bool verifyCPUCopyLanesOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  if (!verifyLanes(Op, "dst", Diag))
+    return false;
+  DType Ty = Op.getOperand("dst").R.Buf->getDType();
+  bool OK = verifyElementOperand(Op, "dst", Ty, false, Diag);
+  OK &= verifyElementOperand(Op, "src", Ty, false, Diag);
+  return OK;
+}
+
 } // namespace tile
 
 #define GET_TILE_OP_TABLE

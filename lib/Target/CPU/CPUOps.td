@@ -73,4 +73,44 @@ def CPUTransposePairsOp : Op<CPUDialect, "transpose_pairs"> {
   let Verifier = "verifyCPUTransposePairsOp";
 }
 
+// The f32 and f64 micro-kernel of cpu-lower-gemm in vector form: the
+// vector FMAs, loads and stores that LLVM's SLP vectorizer makes of the
+// unrolled scalar multiply-adds, written out so that LLVM's middle end
+// neither has to unroll and simplify the scalar code nor to find the vectors
+// (compile time). They name the first element of what they read and
+// write; the last dimension of c, b, dst and src is contiguous.
+
+def CPUFmaOp : Op<CPUDialect, "fma"> {
+  let Summary = "Multiply-add of consecutive elements by one broadcast element";
+  let Description = [{
+    `cpu.fma %c[i, j], %a[r, k], %b[p, q] {lanes = n}` adds to each element
+    c[i, j + l] (l = 0..n-1) the product a[r, k] * b[p, q + l]: a vector
+    multiply and a vector add (one FMA where the target fuses them, as it
+    does the scalar ones) of n lanes. c, a and b are all f32 or all f64.
+    `cpu-lower-gemm` produces it.
+  }];
+  let Example = "cpu.fma %acc[%i, 16], %As[%i, %k], %Bs[%k, 16] {lanes = 16}";
+  let Arguments = (ins Region:$c, Region:$a, Region:$b,
+                   IntAttr<"", "lanes: consecutive elements of c and b, 1 to 64">:$lanes);
+  let Format = "$c `,` $a `,` $b attr-dict";
+  let Verifier = "verifyCPUFmaOp";
+  let Writes = ["c"];
+}
+
+def CPUCopyLanesOp : Op<CPUDialect, "copy_lanes"> {
+  let Summary = "Copy of consecutive elements (one vector load and store)";
+  let Description = [{
+    `cpu.copy_lanes %dst[i, j], %src[r, c] {lanes = n}` copies src[r, c + l]
+    to dst[i, j + l] for l = 0..n-1, as one vector load and one vector
+    store. Both buffers have the same f32 or f64 dtype. `cpu-lower-gemm`
+    produces it for the accumulators of its micro-kernels.
+  }];
+  let Example = "cpu.copy_lanes %acc[%i, 16], %Cf[%r, %c + 16] {lanes = 16}";
+  let Arguments = (ins Region:$dst, Region:$src,
+                   IntAttr<"", "lanes: consecutive elements copied, 1 to 64">:$lanes);
+  let Format = "$dst `,` $src attr-dict";
+  let Verifier = "verifyCPUCopyLanesOp";
+  let Writes = ["dst"];
+}
+
 #endif // TILE_TARGET_CPU_CPUOPS_TD

@@ -32,9 +32,14 @@ def CPULowerGemm : Pass<CPUPasses, "cpu-lower-gemm"> {
     Cuts C into MR x NR blocks. Each block is accumulated in a `local`
     buffer over the whole K extent by a serial loop whose body is an
     unrolled column-outer, row-inner nest of multiply-adds, then written
-    back (or, with clear_accum, started from zero). After unrolling LLVM
-    keeps the block in vector registers and turns each row of NR products
-    into vector FMAs on a vector load of B and a broadcast of A. B is
+    back (or, with clear_accum, started from zero). Where NR is a multiple
+    of the vector length and the accumulator is f32 or f64, the nest is
+    written in vectors: each row of the block is loaded and stored by
+    `cpu.copy_lanes`, and each K step is one `cpu.fma` (a broadcast of A
+    times a vector load of B) per vector of a row. Otherwise it is scalar
+    multiply-adds, which LLVM's SLP vectorizer turns into the same vector
+    FMAs at a much higher compile time, with a missed remark saying why.
+    After unrolling LLVM keeps the block in vector registers. B is
     packed first into a `local` [K, N] buffer of the accumulator's type
     when its rows are not contiguous in that type (transpose_b, strides,
     a narrower dtype); A is packed only to convert it. Blocks at the

@@ -4,10 +4,13 @@
 // micro-kernels. C is cut into MR x NR blocks; each block is accumulated in
 // a `local` buffer over the whole K extent with its row and column loops
 // fully unrolled, so that after unrolling LLVM keeps the block in vector
-// registers (SROA) and packs each row of NR products into vector FMAs
-// (SLP): per k, NR / VL vector loads of B, MR broadcasts of A and
-// MR * NR / VL FMAs. The column loop is the outer of the two, which keeps
-// the FMAs of one B vector together.
+// registers (SROA): per k, NR / VL vector loads of B, MR broadcasts of A
+// and MR * NR / VL FMAs. Where NR is a multiple of VL and the accumulator
+// is f32 or f64, the block is written in vectors (cpu.copy_lanes to load
+// and store its rows, one cpu.fma per vector of a row and k); otherwise
+// in scalar multiply-adds, which LLVM's SLP vectorizer packs into the same
+// vectors at a much higher compile time. The column loop is the outer of
+// the two, which keeps the FMAs of one B vector together.
 //
 // B's rows must be contiguous and of the accumulator's type for those
 // vector loads; otherwise (transposed, strided or narrower B) B is first
@@ -32,6 +35,7 @@
 #include "tile/Target/BackendContext.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/Pass.h"
+#include <set>
 
 using namespace tile;
 using llvm::dyn_cast;
@@ -195,11 +199,14 @@ public:
   /// \p Prefetch is the cpu.prefetch op, or null to prefetch nothing.
   /// \p Dot and \p Transpose are cpu.dpbf16ps and cpu.transpose_pairs, or
   /// null where the cpu dialect is not registered.
+  /// \p Fma and \p CopyLanes are cpu.fma and cpu.copy_lanes, or null
+  /// likewise.
   GemmLowering(Function &F, int64_t MR, int64_t NR, const OpInfo *Prefetch,
                int64_t Distance, const OpInfo *Dot, const OpInfo *Transpose,
-               RemarkEmitter Remarks)
+               const OpInfo *Fma, const OpInfo *CopyLanes, RemarkEmitter Remarks)
       : Names(F), ForcedMR(MR), ForcedNR(NR), Prefetch(Prefetch), Distance(Distance),
-        Dot(Dot), Transpose(Transpose), Remarks(Remarks) {}
+        Dot(Dot), Transpose(Transpose), Fma(Fma), CopyLanes(CopyLanes),
+        Remarks(Remarks) {}
 
   /// Lowers the gemms of \p K for vector registers \p KernelVec.
   void lowerKernel(KernelStmt &K, const CPUVectorInfo &KernelVec) {
@@ -360,6 +367,9 @@ private:
   }
 
   using IdxFn = std::function<ExprPtr()>;
+  /// An element of a buffer: the buffer and the element's indices.
+  using Element = std::pair<BufferValue *, std::vector<ExprPtr>>;
+  using ElementFn = std::function<Element(ExprPtr, ExprPtr)>;
   using TileFn = std::function<void(Stmts &, IdxFn BlockRow, IdxFn Row0, IdxFn BlockCol,
                                     IdxFn Col0, int64_t TM, int64_t TN)>;
 
@@ -459,8 +469,9 @@ private:
     Stmts Out;
 
     // Operands in the form the micro-kernel reads: B rows contiguous in the
-    // accumulator's type, A in the accumulator's type.
-    std::function<ExprPtr(ExprPtr, ExprPtr)> LoadA, LoadB;
+    // accumulator's type, A in the accumulator's type; ElemA(I, Kv) and
+    // ElemB(Kv, J) are the elements it reads.
+    ElementFn ElemA, ElemB;
     if (A.Buf->getDType() != Acc) {
       BufferValue *Ap;
       Out.push_back(allocLocal("Ap", Acc, {M, K}, Ap));
@@ -470,11 +481,13 @@ private:
                           ex::castTo(A.load(ex::ref(I), ex::ref(Kv)), Acc)));
         return S;
       }));
-      LoadA = [Ap](ExprPtr I, ExprPtr Kv) {
-        return ex::load(Ap, idx(std::move(I), std::move(Kv)));
+      ElemA = [Ap](ExprPtr I, ExprPtr Kv) {
+        return Element(Ap, idx(std::move(I), std::move(Kv)));
       };
     } else {
-      LoadA = [&A](ExprPtr I, ExprPtr Kv) { return A.load(std::move(I), std::move(Kv)); };
+      ElemA = [&A](ExprPtr I, ExprPtr Kv) {
+        return Element(A.Buf, A.index(std::move(I), std::move(Kv)));
+      };
     }
     if (B.Buf->getDType() != Acc || !B.hasUnitColumnStride()) {
       BufferValue *Bp;
@@ -485,11 +498,13 @@ private:
                           ex::castTo(B.load(ex::ref(Kv), ex::ref(J)), Acc)));
         return S;
       }));
-      LoadB = [Bp](ExprPtr Kv, ExprPtr J) {
-        return ex::load(Bp, idx(std::move(Kv), std::move(J)));
+      ElemB = [Bp](ExprPtr Kv, ExprPtr J) {
+        return Element(Bp, idx(std::move(Kv), std::move(J)));
       };
     } else {
-      LoadB = [&B](ExprPtr Kv, ExprPtr J) { return B.load(std::move(Kv), std::move(J)); };
+      ElemB = [&B](ExprPtr Kv, ExprPtr J) {
+        return Element(B.Buf, B.index(std::move(Kv), std::move(J)));
+      };
     }
 
     Blocking Bl = chooseBlocking(M, N, Acc);
@@ -503,10 +518,40 @@ private:
                     int64_t TM, int64_t TN) {
       ExprPtr Slot = ex::add(ex::mul(BlockCol(), ex::intLit(RowBlocks)), BlockRow());
       append(S, Plan.prefetches(*Slot));
-      append(S, microKernel(C, LoadA, LoadB, Row0, Col0, TM, TN, K, Acc, Clear));
+      append(S, microKernel(C, ElemA, ElemB, Row0, Col0, TM, TN, K, Acc, Clear,
+                            lanesFor(Op, C, Acc, TN, ElemA, ElemB)));
     };
     forEachTile(Out, M, N, MR, NR, Tile);
     return Out;
+  }
+
+  /// The lanes of the cpu.fma and cpu.copy_lanes of a micro-kernel of TN
+  /// columns (one vector of the accumulator's type), or 0 where it stays
+  /// scalar for LLVM's SLP vectorizer to vectorize, with a remark saying
+  /// why (once per gemm).
+  int64_t lanesFor(const OpStmt &Op, const MatrixRef &C, DType Acc, int64_t TN,
+                   const ElementFn &ElemA, const ElementFn &ElemB) {
+    int64_t VL = Vec.VectorBits / getDTypeBits(Acc);
+    auto Strided = [](const BufferValue *Buf) { return !Buf->getStrides().empty(); };
+    std::string Why;
+    if (!Fma || !CopyLanes)
+      Why = "the cpu dialect is not registered";
+    else if (Acc != DType::F32 && Acc != DType::F64)
+      Why = "the accumulator is " + getDTypeName(Acc).str() + ", not f32 or f64";
+    else if (VL < 2)
+      Why = "the vectors hold one element";
+    else if (TN % VL)
+      Why = "its " + std::to_string(TN) + " columns are not whole vectors of " +
+            std::to_string(VL);
+    else if (Strided(C.Buf) || Strided(ElemA(ex::intLit(0), ex::intLit(0)).first) ||
+             Strided(ElemB(ex::intLit(0), ex::intLit(0)).first))
+      Why = "an operand has declared strides";
+    if (Why.empty())
+      return VL;
+    if (Remarked.insert(&Op).second)
+      Remarks.missed(Op.getLoc(), "micro-kernel of the gemm left scalar for LLVM's SLP "
+                                  "vectorizer (slower to compile): " + Why);
+    return 0;
   }
 
   StmtPtr parallel2(llvm::StringRef N0, int64_t E0, llvm::StringRef N1, int64_t E1,
@@ -522,18 +567,61 @@ private:
   }
 
   /// One TM x TN block of C at (Row0, Col0), accumulated in a local buffer
-  /// over the K extent.
-  Stmts microKernel(const MatrixRef &C,
-                    const std::function<ExprPtr(ExprPtr, ExprPtr)> &LoadA,
-                    const std::function<ExprPtr(ExprPtr, ExprPtr)> &LoadB,
+  /// over the K extent; with \p Lanes, in vectors of that many lanes
+  /// (cpu.copy_lanes and cpu.fma), else in scalars.
+  Stmts microKernel(const MatrixRef &C, const ElementFn &ElemA, const ElementFn &ElemB,
                     const std::function<ExprPtr()> &Row0,
                     const std::function<ExprPtr()> &Col0, int64_t TM, int64_t TN,
-                    int64_t K, DType Acc, bool Clear) {
+                    int64_t K, DType Acc, bool Clear, int64_t Lanes) {
     Stmts Out;
     BufferValue *AccBuf;
     Out.push_back(allocLocal("acc", Acc, {TM, TN}, AccBuf));
     auto CIndex = [&](const IdxFn &I, const IdxFn &J) {
       return C.index(ex::add(Row0(), I()), ex::add(Col0(), J()));
+    };
+    if (Lanes) {
+      // Column groups of one vector each: acc[i, g * Lanes ...].
+      int64_t Groups = TN / Lanes;
+      auto Col = [Lanes](const IdxFn &G) { return ex::mul(G(), ex::intLit(Lanes)); };
+      if (Clear)
+        append(Out, unroll2("ii", TM, "jj", TN, [&](IdxFn I, IdxFn J) {
+          Stmts S;
+          S.push_back(store(AccBuf, idx(I(), J()), ex::zero(Acc)));
+          return S;
+        }));
+      else
+        append(Out, unroll2("ii", TM, "jg", Groups, [&](IdxFn I, IdxFn G) {
+          Stmts S;
+          S.push_back(lanesOp(CopyLanes, Lanes, Element(AccBuf, idx(I(), Col(G))),
+                              Element(C.Buf, CIndex(I, [&] { return Col(G); }))));
+          return S;
+        }));
+      Out.push_back(loop(LoopKind::Serial, "kk", K, [&](Value *Kv) {
+        // Columns outside: the FMAs that share a vector of B stay together.
+        return unroll2("jg", Groups, "ii", TM, [&](IdxFn G, IdxFn I) {
+          Stmts S;
+          S.push_back(lanesOp(Fma, Lanes, Element(AccBuf, idx(I(), Col(G))),
+                              ElemA(ex::add(Row0(), I()), ex::ref(Kv)),
+                              ElemB(ex::ref(Kv), ex::add(Col0(), Col(G)))));
+          return S;
+        });
+      }));
+      append(Out, unroll2("ii", TM, "jg", Groups, [&](IdxFn I, IdxFn G) {
+        Stmts S;
+        S.push_back(lanesOp(CopyLanes, Lanes,
+                            Element(C.Buf, CIndex(I, [&] { return Col(G); })),
+                            Element(AccBuf, idx(I(), Col(G)))));
+        return S;
+      }));
+      return Out;
+    }
+    auto LoadA = [&](ExprPtr I, ExprPtr Kv) {
+      Element E = ElemA(std::move(I), std::move(Kv));
+      return ex::load(E.first, std::move(E.second));
+    };
+    auto LoadB = [&](ExprPtr Kv, ExprPtr J) {
+      Element E = ElemB(std::move(Kv), std::move(J));
+      return ex::load(E.first, std::move(E.second));
     };
     append(Out, unroll2("ii", TM, "jj", TN, [&](IdxFn I, IdxFn J) {
       Stmts S;
@@ -583,12 +671,10 @@ private:
     return "";
   }
 
-  /// `Op Operands...` for a cpu op whose operands are the regions starting
-  /// at the given elements.
-  using Element = std::pair<BufferValue *, std::vector<ExprPtr>>;
-  template <typename... T> static StmtPtr cpuOp(const OpInfo *Info, T... Es) {
-    std::vector<Element> Elems;
-    (Elems.push_back(std::move(Es)), ...);
+  /// `Op Operands... Attrs` for a cpu op whose operands are the regions
+  /// starting at the given elements.
+  static StmtPtr cpuOpWith(const OpInfo *Info, AttributeList Attrs,
+                           std::vector<Element> Elems) {
     std::vector<OpOperand> Operands(Elems.size());
     for (size_t I = 0; I != Elems.size(); ++I) {
       Operands[I].Kind = OperandKind::Region;
@@ -599,7 +685,23 @@ private:
         Operands[I].R.Indices.push_back(std::move(RI));
       }
     }
-    return std::make_unique<OpStmt>(Info, std::move(Operands), AttributeList());
+    return std::make_unique<OpStmt>(Info, std::move(Operands), std::move(Attrs));
+  }
+
+  template <typename... T> static StmtPtr cpuOp(const OpInfo *Info, T... Es) {
+    std::vector<Element> Elems;
+    (Elems.push_back(std::move(Es)), ...);
+    return cpuOpWith(Info, AttributeList(), std::move(Elems));
+  }
+
+  /// cpuOp with `lanes = Lanes`.
+  template <typename... T>
+  static StmtPtr lanesOp(const OpInfo *Info, int64_t Lanes, T... Es) {
+    std::vector<Element> Elems;
+    (Elems.push_back(std::move(Es)), ...);
+    AttributeList Attrs;
+    Attrs.set("lanes", Attribute::getInt(Lanes));
+    return cpuOpWith(Info, std::move(Attrs), std::move(Elems));
   }
 
   /// `parallel(kp in [Kp0, Kp1), j in [J0, J1))` storing ValueOf(kp, j, e)
@@ -754,8 +856,10 @@ private:
   int64_t ForcedMR, ForcedNR;
   const OpInfo *Prefetch;
   int64_t Distance;
-  const OpInfo *Dot, *Transpose;
+  const OpInfo *Dot, *Transpose, *Fma, *CopyLanes;
   RemarkEmitter Remarks;
+  /// The gemms whose scalar micro-kernels have been remarked on.
+  std::set<const OpStmt *> Remarked;
 };
 
 class LowerGemmPass : public Pass {
@@ -811,7 +915,8 @@ public:
           Kernels.push_back(K);
       });
       GemmLowering L(*F, MR, NR, Prefetch, Distance, Ops.lookup("cpu.dpbf16ps"),
-                     Ops.lookup("cpu.transpose_pairs"), getRemarks(M));
+                     Ops.lookup("cpu.transpose_pairs"), Ops.lookup("cpu.fma"),
+                     Ops.lookup("cpu.copy_lanes"), getRemarks(M));
       for (KernelStmt *K : Kernels)
         L.lowerKernel(*K, getKernelVectorInfo(Vec, *K));
     }
