@@ -186,10 +186,7 @@ def CPUPrefetchNextBlock : Pass<CPUPasses, "cpu-prefetch-next-block"> {
     extent is not a multiple of one is left alone. The line size is the
     target's (LLVM's cost model; 64 bytes without a target). The defaults
     (one iteration ahead, into L2, 8 lines per chunk) were the fastest for
-    RMSNorm on a Xeon with AVX-512 (docs/Performance.md). With
-    `first-read`, the first statement that reads the tensor prefetches
-    the same way, so that the next iteration's reads are under way while
-    that statement reads from the cache what the later one prefetched.
+    RMSNorm on a Xeon with AVX-512 (docs/Performance.md).
   }];
   let Options = [
     PassOption<"distance", "int", "1",
@@ -198,8 +195,6 @@ def CPUPrefetchNextBlock : Pass<CPUPasses, "cpu-prefetch-next-block"> {
                "temporal locality of the prefetches, 0 (none) to 3 (all cache levels)">,
     PassOption<"lines", "int", "8",
                "cache lines per chunk of a long parallel loop">,
-    PassOption<"first-read", "bool", "false",
-               "the first statement that reads the tensor prefetches as well">,
   ];
   let Constructor = "createCPUPrefetchNextBlockPass";
 }

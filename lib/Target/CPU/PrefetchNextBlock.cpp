@@ -93,9 +93,9 @@ struct Target {
 class Prefetcher {
 public:
   Prefetcher(Function &F, const OpInfo &Prefetch, int64_t Distance,
-             int64_t Locality, int64_t Lines, unsigned LineBytes, bool FirstRead)
+             int64_t Locality, int64_t Lines, unsigned LineBytes)
       : Names(F), Prefetch(Prefetch), Distance(Distance), Locality(Locality),
-        Lines(Lines), LineBytes(LineBytes), FirstRead(FirstRead) {}
+        Lines(Lines), LineBytes(LineBytes) {}
 
   void run(Block &B) {
     walkStmts(B, [&](Stmt &S) {
@@ -133,9 +133,7 @@ private:
         if (auto *P = dyn_cast<ForStmt>(&S))
           addTargets(*P, Buf, V);
       };
-      if (Entry.second.size() < 2)
-        continue;
-      for (size_t K = FirstRead ? 0 : 1; K < Entry.second.size(); ++K) {
+      for (size_t K = 1; K < Entry.second.size(); ++K) {
         Stmt &S = *Body[Entry.second[K]];
         Visit(S);
         for (Block *N : getNestedBlocks(S))
@@ -327,8 +325,6 @@ private:
   const OpInfo &Prefetch;
   int64_t Distance, Locality, Lines;
   unsigned LineBytes;
-  /// Whether the first statement that reads a tensor prefetches too.
-  bool FirstRead;
   llvm::MapVector<ForStmt *, std::vector<Target>> Work;
   llvm::DenseMap<ForStmt *, llvm::StringSet<>> Seen;
 };
@@ -377,8 +373,7 @@ public:
           Kernels.push_back(K);
       });
       for (KernelStmt *K : Kernels)
-        Prefetcher(*F, *Prefetch, Distance, Locality, Lines, Info.CacheLineBytes,
-                   getBoolOption("first-read"))
+        Prefetcher(*F, *Prefetch, Distance, Locality, Lines, Info.CacheLineBytes)
             .run(K->getBodyMutable());
     }
     return true;
