@@ -1452,11 +1452,10 @@ private:
     auto [PB, Index] = *Parent;
     Stmts Before, After;
     BufferValue *P = initPartials(Before, Kind, Ty, L);
+    // A run of one dimension reduces into a single element.
     std::vector<ExprPtr> DI;
-    for (int Pos : Red.DstPos) {
-      (void)Pos;
+    for (size_t D = 0; D != Red.DstPos.size(); ++D)
       DI.push_back(ex::intLit(0));
-    }
     foldPartials(After, Kind, P, L, Red.Dst, std::move(DI), /*Clear=*/false);
     // After the results that earlier reductions of the loop joined after
     // it, so that they join in the order of the reductions.
