@@ -31,7 +31,8 @@ Also the compile latency (.tile to a loaded kernel) of the f32 GEMM, from
 tile-jit --print-compile-time.
 
 --ab-rounds N adds an A/B table of the memory-bound rows (softmax,
-LayerNorm, GEMV, SAXPY, add, and memcpy itself against numpy.copyto): per
+LayerNorm, RMSNorm f16 at softmax's size, GEMV, SAXPY, add, and memcpy
+itself against numpy.copyto): per
 row, N interleaved rounds of the Tile kernel and its peer (Tile, peer,
 Tile, peer, ...; the peer of the bandwidth rows is the memcpy of
 copy_bw.c, GEMV's is OpenBLAS sgemv), each round's ratio and their
@@ -39,7 +40,7 @@ median. The machine's bandwidth drifts from minute to minute with other
 jobs' load, so that a ratio of two measurements minutes apart (the main
 table's) can move by 30%; a pair seconds apart moves less, and the
 median of N pairs is the figure to quote. --ab-only skips the main table,
---ab-rows picks rows (softmax,layernorm,gemv,saxpy,add,memcpy). The load
+--ab-rows picks rows (softmax,layernorm,rmsnorm,gemv,saxpy,add,memcpy). The load
 average is printed per row.
 
 Usage (see docs/Performance.md):
@@ -161,7 +162,7 @@ def peers(args, gemm_sizes, add_n, copy_bytes, gemv_n, only=None):
     return r
 
 
-AB_ROWS = ("softmax", "layernorm", "gemv", "saxpy", "add", "memcpy")
+AB_ROWS = ("softmax", "layernorm", "rmsnorm", "gemv", "saxpy", "add", "memcpy")
 
 
 def ab_rounds(args, copy_exe, add_n, rows2, gemv_n, copy_bytes):
@@ -196,6 +197,9 @@ def ab_rounds(args, copy_exe, add_n, rows2, gemv_n, copy_bytes):
         "layernorm": ("LayerNorm %dx%d f16" % rows2,
                       tile(os.path.join(HERE, "layernorm.tile"),
                            {"M": rows2[0], "N": rows2[1]}), memcpy_name, memcpy, 0.8),
+        "rmsnorm": ("RMSNorm %dx%d f16" % rows2,
+                    tile(os.path.join(examples, "rmsnorm.tile"),
+                         {"M": rows2[0], "N": rows2[1]}), memcpy_name, memcpy, 0.8),
         "gemv": ("GEMV %d^2 f16" % gemv_n,
                  tile(os.path.join(examples, "gemv.tile"), {"M": gemv_n, "K": gemv_n}),
                  "OpenBLAS sgemv (f32)", sgemv, 1.0),

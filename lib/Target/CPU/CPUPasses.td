@@ -99,7 +99,12 @@ def CPUFuseElementwise : Pass<CPUPasses, "cpu-fuse-elementwise"> {
     unguarded when the whole tile is in range, and with copy's guards
     (out-of-range reads are zero, out-of-range writes are dropped)
     otherwise. Reductions accumulate into `lanes` partial results combined
-    after the nest, so that they vectorize without reassociation. A
+    after the nest, so that they vectorize without reassociation; those of
+    a reduction that accumulates into its destination (clear = false) in
+    every iteration of the serial loop whose body is its run, and whose
+    destination nothing else in the loop uses, live across the loop and
+    are combined once after it (a passed remark; a missed one says why
+    not). A
     fragment that stays an array gets a missed remark at the statement
     that keeps it (-pass-remarks-missed=cpu-fuse-elementwise). In a run
     of rows (a reduction along each, rows walked by a serial loop) inside

@@ -1376,6 +1376,107 @@ private:
     return DType::F16;
   }
 
+  /// The block that holds \p S among \p B and the blocks nested in it,
+  /// with S's index there.
+  static std::optional<std::pair<Block *, size_t>> findParent(Block &B, const Stmt *S) {
+    for (size_t I = 0; I != B.Stmts.size(); ++I) {
+      if (B.Stmts[I].get() == S)
+        return std::make_pair(&B, I);
+      for (Block *N : getNestedBlocks(*B.Stmts[I]))
+        if (auto P = findParent(*N, S))
+          return P;
+    }
+    return std::nullopt;
+  }
+
+  /// Why the partial results of reduction \p Red of run \p R, which
+  /// accumulates into its destination (clear = false) in every iteration
+  /// of the serial loop whose body the run is, cannot live across that
+  /// loop; empty when they can. None when the reduction is not of that
+  /// form (no remark).
+  std::optional<std::string> acrossLoopObstacle(const Run &R, const Member &Red) {
+    const auto *Loop = llvm::dyn_cast_or_null<ForStmt>(R.Owner);
+    if (!Loop || Loop->getLoopKind() != LoopKind::Serial || isLocal(Red.Dst) ||
+        cast<OpStmt>(Red.S)->getAttrOrDefault("clear").getBool())
+      return std::nullopt;
+    if (Red.Domain.size() != 1)
+      return std::string("each of its ") + std::to_string(Red.Domain.front()) +
+             " rows would keep its own partial results";
+    // Nothing else in the loop may read or write the destination: it
+    // holds the sum of earlier iterations only after the loop.
+    std::string Other;
+    for (const StmtPtr &S : Loop->getBody().Stmts) {
+      if (S.get() == Red.S)
+        continue;
+      forEachUse(*S, [&](const Value *V) {
+        if (V == Red.Dst && Other.empty())
+          Other = "%" + Red.Dst->getName().str() + " is also used in the loop";
+      });
+    }
+    return Other;
+  }
+
+  /// The partial results of reduction \p Red of run \p R, of type \p Ty
+  /// and \p L lanes, kept across the serial loop whose body the run is:
+  /// a reduction that accumulates into its destination in every iteration
+  /// (RMSNorm's and LayerNorm's sums over a row walked in tiles) starts
+  /// its partial results once before the loop and combines them into the
+  /// destination once after it, instead of combining a vector of partial
+  /// results into one value per iteration (a chain of shuffles and adds, a
+  /// tenth of the work of a tile of 1024 elements with LayerNorm's two
+  /// sums). Null where that does not hold; a remark says so unless \p
+  /// Quiet (the guarded nest's copy, which shares the unguarded one's).
+  BufferValue *partialsAcrossLoop(const Run &R, const Member &Red, DType Ty, int64_t L,
+                                  bool Quiet) {
+    auto *Op = cast<OpStmt>(Red.S);
+    llvm::StringRef Kind = Op->getAttrOrDefault("kind").getStr();
+    std::string What = "reduce " + Kind.str() + " into %" + Red.Dst->getName().str();
+    if (auto It = AcrossLoop.find(Red.S); It != AcrossLoop.end()) {
+      if (!Quiet && AcrossLoopSaid.insert(Red.S).second)
+        remarkAcrossLoop(What, Red, L);
+      return It->second;
+    }
+    std::optional<std::string> Obstacle = acrossLoopObstacle(R, Red);
+    if (!Obstacle)
+      return nullptr;
+    if (!Obstacle->empty()) {
+      if (!Quiet)
+        Remarks.missed(Red.S->getLoc(), What + " combines its partial results in every "
+                                               "iteration of the enclosing loop: " +
+                                               *Obstacle);
+      return nullptr;
+    }
+    auto Parent = findParent(K.getBodyMutable(), R.Owner);
+    if (!Parent)
+      return nullptr;
+    auto [PB, Index] = *Parent;
+    Stmts Before, After;
+    BufferValue *P = initPartials(Before, Kind, Ty, L);
+    // A run of one dimension reduces into a single element.
+    std::vector<ExprPtr> DI;
+    for (size_t D = 0; D != Red.DstPos.size(); ++D)
+      DI.push_back(ex::intLit(0));
+    foldPartials(After, Kind, P, L, Red.Dst, std::move(DI), /*Clear=*/false);
+    // After the results that earlier reductions of the loop joined after
+    // it, so that they join in the order of the reductions.
+    size_t &Joined = JoinedAfter[R.Owner];
+    PB->Stmts.insert(PB->Stmts.begin() + Index + 1 + Joined,
+                     std::make_move_iterator(After.begin()), std::make_move_iterator(After.end()));
+    Joined += After.size();
+    PB->Stmts.insert(PB->Stmts.begin() + Index, std::make_move_iterator(Before.begin()),
+                     std::make_move_iterator(Before.end()));
+    AcrossLoop[Red.S] = P;
+    if (!Quiet && AcrossLoopSaid.insert(Red.S).second)
+      remarkAcrossLoop(What, Red, L);
+    return P;
+  }
+
+  void remarkAcrossLoop(const std::string &What, const Member &Red, int64_t L) {
+    Remarks.passed(Red.S->getLoc(), What + " keeps its " + std::to_string(L) +
+                                        " partial results across the enclosing loop and "
+                                        "combines them once after it");
+  }
+
   /// The loop nest of a run over its whole domain.
   Stmts nest(const Run &R, bool Guarded) {
     const std::vector<int64_t> &Dom = R.Members.front().Domain;
@@ -1420,9 +1521,14 @@ private:
     if (!Guarded)
       prefetchNextRows(R, Elem, E, Inner);
     llvm::DenseMap<const Stmt *, BufferValue *> Parts;
-    for (auto [M, Ty] : llvm::zip(Reduces, PartTys))
+    for (auto [M, Ty] : llvm::zip(Reduces, PartTys)) {
+      if (BufferValue *P = partialsAcrossLoop(R, *M, Ty, L, Guarded)) {
+        Parts[M->S] = P;
+        continue;
+      }
       Parts[M->S] =
           initPartials(Inner, cast<OpStmt>(M->S)->getAttrOrDefault("kind").getStr(), Ty, L);
+    }
     if (int64_t Q = E / L) {
       auto JO = loopVar("jo"), JL = loopVar("jl");
       Value *JOV = JO.get(), *JLV = JL.get();
@@ -1449,6 +1555,8 @@ private:
       Inner.push_back(forLoop(LoopKind::Parallel, std::move(D), std::move(Body)));
     }
     for (const Member *M : Reduces) {
+      if (AcrossLoop.count(M->S))
+        continue;
       auto *Op = cast<OpStmt>(M->S);
       std::vector<ExprPtr> DI;
       for (int Pos : M->DstPos)
@@ -1572,6 +1680,12 @@ private:
   const OpInfo *Prefetch;
   llvm::DenseSet<const Value *> NonNeg;
   llvm::SetVector<BufferValue *> Local;
+  /// The reductions whose partial results live across their loop
+  /// (partialsAcrossLoop), with them.
+  llvm::DenseMap<const Stmt *, BufferValue *> AcrossLoop;
+  llvm::DenseSet<const Stmt *> AcrossLoopSaid;
+  /// Per loop, the statements inserted after it by partialsAcrossLoop.
+  llvm::DenseMap<const Stmt *, size_t> JoinedAfter;
 };
 
 class FuseElementwisePass : public Pass {
