@@ -203,3 +203,30 @@ def CPUPrefetchNextBlock : Pass<CPUPasses, "cpu-prefetch-next-block"> {
   ];
   let Constructor = "createCPUPrefetchNextBlockPass";
 }
+
+def CPUReuseExp : Pass<CPUPasses, "cpu-reuse-exp"> {
+  let Summary = "Read a later pass's exp from the values an earlier pass computed";
+  let Description = [{
+    Where a serial loop over tiles %t computes exp(x - a) of every element
+    x of a global tensor's tile (x at column %t * T + an offset that the
+    loops of its nest, from 0 to constants, walk once each; a one value
+    for the nest), and a later serial loop of the same block computes
+    exp(x - b) of elements of the same rows and tiles (b one value for its
+    nest), the first loop keeps its values in a local array of
+    `max-elements` elements (the last max-elements / T tiles of the pass,
+    each slot marked with its tile and its a) and the later loop reads
+    exp(x - a) * exp(a - b) from it, in a copy of its nest taken where the
+    slot holds the tile and a <= b (both finite), a quotient or product by
+    a value of the nest folded into the scale: softmax's output pass no
+    longer computes an exp per element. Otherwise the nest as it was runs.
+    The tensor must be one the kernel never writes. A passed remark marks
+    each exp kept and each exp read from the array; a missed remark says
+    why an exp of a tensor's element, in a serial loop that another serial
+    loop precedes, is computed again.
+  }];
+  let Options = [
+    PassOption<"max-elements", "int", "4096",
+               "elements of the local array of each tensor's exp values">,
+  ];
+  let Constructor = "createCPUReuseExpPass";
+}

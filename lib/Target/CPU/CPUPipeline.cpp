@@ -13,6 +13,8 @@
 // block reads at the same indices is widened once per task
 // (cpu-hoist-row-invariant), a pass that reads a
 // block's input again prefetches the next block's (cpu-prefetch-next-block),
+// a pass that computes exp of elements an earlier pass computed it of reads
+// the earlier values (cpu-reuse-exp),
 // and what is left is simplified for LLVM, whose O3 pipeline vectorizes the parallel
 // loops during codegen.
 //
@@ -44,6 +46,7 @@ void buildCPUPipeline(const BackendContext &, PassManager &PM) {
   PM.addPass(createCPUCoarsenGridPass());
   PM.addPass(createCPUHoistRowInvariantPass());
   PM.addPass(createCPUPrefetchNextBlockPass());
+  PM.addPass(createCPUReuseExpPass());
   PM.addPass(createSimplifyPass());
 }
 
