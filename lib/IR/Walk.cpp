@@ -120,6 +120,48 @@ void tile::forEachChild(Expr &E, llvm::function_ref<void(ExprPtr &)> Fn) {
   }
 }
 
+bool tile::isSameExpr(const Expr &A, const Expr &B) {
+  if (A.getKind() != B.getKind() || A.getDType() != B.getDType())
+    return false;
+  auto SameList = [](llvm::ArrayRef<ExprPtr> X, llvm::ArrayRef<ExprPtr> Y) {
+    if (X.size() != Y.size())
+      return false;
+    for (size_t I = 0; I != X.size(); ++I)
+      if (!isSameExpr(*X[I], *Y[I]))
+        return false;
+    return true;
+  };
+  switch (A.getKind()) {
+  case Expr::Kind::IntLit:
+    return cast<IntLitExpr>(A).getValue() == cast<IntLitExpr>(B).getValue();
+  case Expr::Kind::FloatLit:
+    return cast<FloatLitExpr>(A).getValue() == cast<FloatLitExpr>(B).getValue();
+  case Expr::Kind::Ref:
+    return cast<RefExpr>(A).getValue() == cast<RefExpr>(B).getValue();
+  case Expr::Kind::Load:
+    return cast<LoadExpr>(A).getBuffer() == cast<LoadExpr>(B).getBuffer() &&
+           SameList(cast<LoadExpr>(A).getIndices(), cast<LoadExpr>(B).getIndices());
+  case Expr::Kind::Binary: {
+    const auto &X = cast<BinaryExpr>(A), &Y = cast<BinaryExpr>(B);
+    return X.getOp() == Y.getOp() && isSameExpr(*X.getLHS(), *Y.getLHS()) &&
+           isSameExpr(*X.getRHS(), *Y.getRHS());
+  }
+  case Expr::Kind::Unary: {
+    const auto &X = cast<UnaryExpr>(A), &Y = cast<UnaryExpr>(B);
+    return X.getOp() == Y.getOp() && isSameExpr(*X.getOperand(), *Y.getOperand());
+  }
+  case Expr::Kind::Call: {
+    const auto &X = cast<CallExpr>(A), &Y = cast<CallExpr>(B);
+    return X.getIntrinsic() == Y.getIntrinsic() && SameList(X.getArgs(), Y.getArgs());
+  }
+  case Expr::Kind::Cast:
+    return isSameExpr(*cast<CastExpr>(A).getOperand(), *cast<CastExpr>(B).getOperand());
+  case Expr::Kind::Inf:
+    return true;
+  }
+  return false;
+}
+
 void tile::forEachChild(const Expr &E,
                         llvm::function_ref<void(const Expr &)> Fn) {
   forEachChild(const_cast<Expr &>(E), [&](ExprPtr &C) { Fn(*C); });

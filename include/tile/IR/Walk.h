@@ -38,6 +38,11 @@ void forEachExprSlot(Stmt &S, llvm::function_ref<void(ExprPtr &)> Fn);
 void forEachChild(Expr &E, llvm::function_ref<void(ExprPtr &)> Fn);
 void forEachChild(const Expr &E, llvm::function_ref<void(const Expr &)> Fn);
 
+/// Whether \p A and \p B are the same expression: the same values
+/// referenced or loaded (not only the same names), literals, operations
+/// and types.
+bool isSameExpr(const Expr &A, const Expr &B);
+
 /// Rewrites the tree in \p Slot bottom-up: children first, then \p Fn on
 /// the node (which may return its argument unchanged or a replacement).
 void rewriteExpr(ExprPtr &Slot, llvm::function_ref<ExprPtr(ExprPtr)> Fn);

@@ -927,50 +927,6 @@ private:
   /// the columns inside a row) with true: in the unguarded nest the whole
   /// tile is in range. The program's own guard would otherwise be
   /// computed for every element of every whole tile.
-  /// Whether \p A and \p B are the same index expression: the same
-  /// values (not only the same names), literals, loads and operations.
-  /// Other kinds of expression are not compared (false).
-  static bool sameIndex(const Expr &A, const Expr &B) {
-    if (A.getKind() != B.getKind() || A.getDType() != B.getDType())
-      return false;
-    auto SameList = [](llvm::ArrayRef<ExprPtr> X, llvm::ArrayRef<ExprPtr> Y) {
-      if (X.size() != Y.size())
-        return false;
-      for (size_t I = 0; I != X.size(); ++I)
-        if (!sameIndex(*X[I], *Y[I]))
-          return false;
-      return true;
-    };
-    switch (A.getKind()) {
-    case Expr::Kind::IntLit:
-      return cast<IntLitExpr>(A).getValue() == cast<IntLitExpr>(B).getValue();
-    case Expr::Kind::Ref:
-      return cast<RefExpr>(A).getValue() == cast<RefExpr>(B).getValue();
-    case Expr::Kind::Load:
-      return cast<LoadExpr>(A).getBuffer() == cast<LoadExpr>(B).getBuffer() &&
-             SameList(cast<LoadExpr>(A).getIndices(), cast<LoadExpr>(B).getIndices());
-    case Expr::Kind::Binary: {
-      const auto &X = cast<BinaryExpr>(A), &Y = cast<BinaryExpr>(B);
-      return X.getOp() == Y.getOp() && sameIndex(*X.getLHS(), *Y.getLHS()) &&
-             sameIndex(*X.getRHS(), *Y.getRHS());
-    }
-    case Expr::Kind::Call: {
-      const auto &X = cast<CallExpr>(A), &Y = cast<CallExpr>(B);
-      return X.getIntrinsic() == Y.getIntrinsic() && SameList(X.getArgs(), Y.getArgs());
-    }
-    case Expr::Kind::Cast:
-      return sameIndex(*cast<CastExpr>(A).getOperand(), *cast<CastExpr>(B).getOperand());
-    default:
-      return false;
-    }
-  }
-
-  /// Replaces, in \p E, the comparisons `I < S` (or `S > I`) whose index
-  /// I is the global index of a copy of run \p R at element \p Elem in a
-  /// dimension of extent S (`%t * 1024 + %j < N` in softmax's select of
-  /// the columns inside a row) with true: in the unguarded nest the whole
-  /// tile is in range. The program's own guard would otherwise be
-  /// computed for every element of every whole tile.
   void foldInRange(ExprPtr &E, const Run &R, llvm::ArrayRef<ExprPtr> Elem) {
     std::vector<std::pair<ExprPtr, const Expr *>> InRange;
     for (const Member &M : R.Members) {
@@ -989,7 +945,7 @@ private:
       if (B->getOp() == BinaryOp::Gt)
         std::swap(I, S);
       for (const auto &[GI, Ext] : InRange)
-        if (sameIndex(*I, *GI) && sameIndex(*S, *Ext))
+        if (isSameExpr(*I, *GI) && isSameExpr(*S, *Ext))
           return ex::boolLit(true);
       return X;
     });

@@ -65,50 +65,6 @@ using llvm::isa;
 
 namespace {
 
-/// Whether \p A and \p B are the same expression (the same values loaded
-/// or referenced, the same operations).
-bool sameExpr(const Expr &A, const Expr &B) {
-  if (A.getKind() != B.getKind() || A.getDType() != B.getDType())
-    return false;
-  auto SameList = [](llvm::ArrayRef<ExprPtr> X, llvm::ArrayRef<ExprPtr> Y) {
-    if (X.size() != Y.size())
-      return false;
-    for (size_t I = 0; I != X.size(); ++I)
-      if (!sameExpr(*X[I], *Y[I]))
-        return false;
-    return true;
-  };
-  switch (A.getKind()) {
-  case Expr::Kind::IntLit:
-    return cast<IntLitExpr>(A).getValue() == cast<IntLitExpr>(B).getValue();
-  case Expr::Kind::FloatLit:
-    return cast<FloatLitExpr>(A).getValue() == cast<FloatLitExpr>(B).getValue();
-  case Expr::Kind::Ref:
-    return cast<RefExpr>(A).getValue() == cast<RefExpr>(B).getValue();
-  case Expr::Kind::Load:
-    return cast<LoadExpr>(A).getBuffer() == cast<LoadExpr>(B).getBuffer() &&
-           SameList(cast<LoadExpr>(A).getIndices(), cast<LoadExpr>(B).getIndices());
-  case Expr::Kind::Binary: {
-    const auto &X = cast<BinaryExpr>(A), &Y = cast<BinaryExpr>(B);
-    return X.getOp() == Y.getOp() && sameExpr(*X.getLHS(), *Y.getLHS()) &&
-           sameExpr(*X.getRHS(), *Y.getRHS());
-  }
-  case Expr::Kind::Unary: {
-    const auto &X = cast<UnaryExpr>(A), &Y = cast<UnaryExpr>(B);
-    return X.getOp() == Y.getOp() && sameExpr(*X.getOperand(), *Y.getOperand());
-  }
-  case Expr::Kind::Call: {
-    const auto &X = cast<CallExpr>(A), &Y = cast<CallExpr>(B);
-    return X.getIntrinsic() == Y.getIntrinsic() && SameList(X.getArgs(), Y.getArgs());
-  }
-  case Expr::Kind::Cast:
-    return sameExpr(*cast<CastExpr>(A).getOperand(), *cast<CastExpr>(B).getOperand());
-  case Expr::Kind::Inf:
-    return true;
-  }
-  return false;
-}
-
 /// An integer expression as sum of Coef * value + Const.
 struct Linear {
   llvm::SmallVector<std::pair<const Value *, int64_t>, 4> Terms;
@@ -542,7 +498,7 @@ private:
           continue;
         bool SameRows = true;
         for (size_t K = 0; K + 1 < P.Elem->getIndices().size(); ++K)
-          SameRows &= sameExpr(*P.Elem->getIndices()[K], *C.Elem->getIndices()[K]);
+          SameRows &= isSameExpr(*P.Elem->getIndices()[K], *C.Elem->getIndices()[K]);
         if (!SameRows || !rowsFixed(*C.Elem, *L1, L2))
           continue;
         std::string W;
@@ -569,7 +525,7 @@ private:
         continue;
       for (Group &G : Groups)
         if (G.L1 == L1 && G.Elem->getBuffer() == X && G.T == PC->T &&
-            sameExpr(*G.Elem, *Producers[0].first.Elem)) {
+            isSameExpr(*G.Elem, *Producers[0].first.Elem)) {
           G.Consumers.push_back({C, *PC, &L2});
           return;
         }
