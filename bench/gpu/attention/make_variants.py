@@ -22,10 +22,12 @@ The "ex_" files are examples/flash_attention.tile itself (tunable BM, BN,
 STAGES: time them at the tuned BM=128 BN=128) with one pass option set:
 "ex_gm" runs the mask loop only on the key tiles where it can mask
 (pass.guard_masks = true, found by the compiler rather than written as an
-if), "ex_pp1" the warpgroup ping-pong, "ex_ps0" a block per tile instead of
-the persistent kernel (pass.persistent = false), "ex_db0" the persistent
-kernel with one Q buffer (pass.double_buffer_once = false), "ex_pu1" the
-causal entry persistent too (pass.persistent_uneven = true).
+if), "ex_pp1" the warpgroup ping-pong, "ex_ps0" a block per tile (the
+default, stated: pass.persistent = false), "ex_ps1" the persistent kernel
+(pass.persistent = true; off by default until measured on a GPU),
+"ex_db0" the persistent kernel with one Q buffer (pass.double_buffer_once
+= false), "ex_pu1" the causal entry persistent too (pass.persistent_uneven
+= true).
 run_attention.sh times them side by side. Run from anywhere; it rewrites
 the .tile files here.
 """
@@ -164,9 +166,11 @@ for suffix, attr, what in [("gm", "pass.guard_masks = true",
                             "warpgroups taking turns at the gemms (pass.warpgroup_pingpong)"),
                            ("ps0", "pass.persistent = false",
                             "a block per tile, not persistent (pass.persistent = false)"),
-                           ("db0", "pass.double_buffer_once = false",
+                           ("ps1", "pass.persistent = true",
+                            "the plain entry persistent (pass.persistent)"),
+                           ("db0", "pass.persistent = true, pass.double_buffer_once = false",
                             "one Q buffer in the persistent kernel (pass.double_buffer_once = false)"),
-                           ("pu1", "pass.persistent_uneven = true",
+                           ("pu1", "pass.persistent = true, pass.persistent_uneven = true",
                             "the causal entry persistent too, its tiles longest first "
                             "(pass.persistent_uneven)")]:
     text = example.replace("%scale: f32) {", "%scale: f32) attributes {" + attr + "} {")

@@ -161,12 +161,12 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
     cp.async where the tensors are not 16-byte aligned) on full/empty
     mbarriers while the kernel's warpgroups compute, with setmaxnreg on
     both roles (pass.warp_specialize = false keeps the cp.async rings).
-    A warp-specialized kernel is made persistent: its grid becomes the
-    count of its tiles, host code launches as many blocks as the device
-    runs at once, and each block loops over the tiles (the producer
-    running ahead into the next tile's once tiles and ring while the
-    consumers finish the current one; pass.persistent = false keeps one
-    tile per block). Kernels whose tiles differ in work (the ring loop's
+    With pass.persistent = true a warp-specialized kernel is made
+    persistent: its grid becomes the count of its tiles, host code
+    launches as many blocks as the device runs at once, and each block
+    loops over the tiles (the producer running ahead into the next tile's
+    once tiles and ring while the consumers finish the current one). It is
+    off by default: it has not yet been measured on a GPU. Kernels whose tiles differ in work (the ring loop's
     trip count depends on a block index: causal attention) keep a block
     per tile unless pass.persistent_uneven = true, which takes their tiles
     longest first. Kernels that do not qualify are left to the SIMT path; a missed
@@ -185,9 +185,10 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
                "run a mask's parallel loop (stores of select(c, x, v) keeping "
                "x where c holds) only on the tiles where c can be false",
                "pass.guard_masks">,
-    PassOption<"persistent", "bool", "true",
+    PassOption<"persistent", "bool", "false",
                "make warp-specialized kernels persistent: as many blocks as "
-               "run at once, each looping over the grid's tiles",
+               "run at once, each looping over the grid's tiles (off until "
+               "measured on a GPU)",
                "pass.persistent">,
     PassOption<"persistent-uneven", "bool", "false",
                "also make persistent the kernels whose tiles differ in work "

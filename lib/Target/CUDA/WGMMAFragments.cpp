@@ -516,14 +516,17 @@ private:
   /// a block index (causal attention) stays a block per tile unless
   /// `pass.persistent_uneven = true`; then, where the trip count grows
   /// with one block index, the tiles are taken with that index slowest and
-  /// descending, the longest first. `pass.persistent = false` keeps a
-  /// block per tile.
+  /// descending, the longest first. Without `pass.persistent = true` (off
+  /// by default: not yet measured on a GPU) a block per tile.
   void planPersistent() {
     if (!WS)
       return;
     if (!Opts.Persistent) {
       Remarks.missed(K.getLoc(), "a block per tile, not persistent: "
-                                 "pass.persistent = false");
+                                 "pass.persistent is false (the default "
+                                 "until persistent kernels are measured on "
+                                 "a GPU; pass.persistent = true makes it "
+                                 "persistent)");
       return;
     }
     std::vector<const Value *> Blocks;
