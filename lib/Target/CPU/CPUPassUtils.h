@@ -1,7 +1,7 @@
 //===- CPUPassUtils.h - Helpers shared by the CPU backend's passes -*- C++ -*-===//
 //
 // Small queries over kernel IR that several passes of the CPU pipeline ask
-// (cpu-prefetch-next-block, cpu-hoist-row-invariant).
+// (cpu-prefetch-next-block, cpu-hoist-row-invariant, cpu-reuse-exp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +30,18 @@ inline llvm::SetVector<const Value *> definedIn(Block &B) {
         Out.insert(D.Var.get());
   });
   return Out;
+}
+
+/// Gives fresh names (from \p Names) to the values that loop \p S, a copy
+/// of a loop still in the kernel, defines: its variables and what its body
+/// defines, so that the copy and the original name no value alike.
+inline void renameLoopCopy(Stmt &S, NameGenerator &Names) {
+  auto &L = llvm::cast<ForStmt>(S);
+  llvm::SetVector<const Value *> Defs = definedIn(L.getBodyMutable());
+  for (const LoopDim &D : L.getDims())
+    Defs.insert(D.Var.get());
+  for (const Value *V : Defs)
+    const_cast<Value *>(V)->setName(Names.fresh(V->getName()));
 }
 
 } // namespace tile

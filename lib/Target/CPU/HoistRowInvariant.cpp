@@ -194,7 +194,7 @@ private:
 
     // The loop as it is, for tasks of one block and longer tensors.
     StmtPtr Orig = L.clone();
-    rename(*Orig);
+    renameLoopCopy(*Orig, Names);
     std::vector<StmtPtr> Then;
     llvm::DenseMap<const BufferValue *, BufferValue *> Array;
     ExprPtr Fits;
@@ -260,16 +260,6 @@ private:
     ThenB.Stmts = std::move(Then);
     ElseB.Stmts.push_back(std::move(Orig));
     Slot = std::make_unique<IfStmt>(std::move(Cond), std::move(ThenB), std::move(ElseB));
-  }
-
-  /// Fresh names for the values that the copy \p L defines.
-  void rename(Stmt &S) {
-    auto &L = llvm::cast<ForStmt>(S);
-    llvm::SetVector<const Value *> Defs = definedIn(L.getBodyMutable());
-    for (const LoopDim &D : L.getDims())
-      Defs.insert(D.Var.get());
-    for (const Value *V : Defs)
-      const_cast<Value *>(V)->setName(Names.fresh(V->getName()));
   }
 
   NameGenerator Names;

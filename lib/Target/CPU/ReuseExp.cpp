@@ -654,7 +654,7 @@ private:
         Cond = ex::land(std::move(Cond), ex::lt(std::move(B), ex::highest(ETy)));
       }
       StmtPtr Orig = Top->clone();
-      rename(*Orig);
+      renameLoopCopy(*Orig, Names);
       for (auto &[C, PC] : Sites) {
         ExprPtr Idx = ex::add(ex::mul(Slot(T2), ex::intLit(G.T, TTy)), build(PC->Inner, TTy));
         ExprPtr Kept = ex::load(CacheB, At(CacheB, std::move(Idx)));
@@ -697,16 +697,6 @@ private:
     };
     [[maybe_unused]] bool Done = Walk(Slot);
     assert(Done && "the site's exp is in its statement");
-  }
-
-  /// Fresh names for the values that the copy \p S defines.
-  void rename(Stmt &S) {
-    auto &L = cast<ForStmt>(S);
-    llvm::SetVector<const Value *> Defs = definedIn(L.getBodyMutable());
-    for (const LoopDim &D : L.getDims())
-      Defs.insert(D.Var.get());
-    for (const Value *V : Defs)
-      const_cast<Value *>(V)->setName(Names.fresh(V->getName()));
   }
 
   NameGenerator Names;

@@ -723,6 +723,11 @@ private:
   bool execMbarrierWait(const XStmt &S, const LaneList &M);
   void execLdgstsArrive(const XStmt &S, const LaneList &M);
   void execFenceMbarrierInit(const XStmt &S, const LaneList &M);
+  /// Writes Value(lane) to each lane's element of region \p Dst of \p S
+  /// (the per-thread flags and counts: cuda.tma_ready, cuda.aligned,
+  /// cuda.launched_blocks), checking each write's footprint.
+  void storeEachLane(const XStmt &S, const XRegion &Dst, const LaneList &M,
+                     llvm::function_ref<double(uint32_t)> Value);
   void execTmaReady(const XStmt &S, const LaneList &M);
   void execAligned(const XStmt &S, const LaneList &M);
   void execLaunchedBlocks(const XStmt &S, const LaneList &M);

@@ -470,57 +470,46 @@ void SIMTEmulator::describeTmaMaps(const XStmt &K) {
   }
 }
 
-void SIMTEmulator::execTmaReady(const XStmt &S, const LaneList &M) {
-  const XRegion &Src = S.Regions[0], &Dst = S.Regions[1];
-  Buffer &T = Buffers[Src.Buf], &DB = Buffers[Dst.Buf];
-  LaneValues Pitch = evalOperand(S.Exprs[0], M);
+void SIMTEmulator::storeEachLane(const XStmt &S, const XRegion &Dst,
+                                 const LaneList &M,
+                                 llvm::function_ref<double(uint32_t)> Value) {
+  Buffer &DB = Buffers[Dst.Buf];
   std::vector<int64_t> DS = regionStarts(Dst, M);
   if (Failed)
     return;
   for (uint32_t L : M) {
     if (!checkFootprint(S, Dst, DS[L], 1, L, "writes"))
       return;
+    storeElement(DB, DS[L], L, Value(L), S.getLoc());
+    if (Failed)
+      return;
+  }
+}
+
+void SIMTEmulator::execTmaReady(const XStmt &S, const LaneList &M) {
+  const Buffer &T = Buffers[S.Regions[0].Buf];
+  LaneValues Pitch = evalOperand(S.Exprs[0], M);
+  if (Failed)
+    return;
+  storeEachLane(S, S.Regions[1], M, [&](uint32_t L) {
     // The test code generation makes: the data's start and the row pitch
     // in bytes, both multiples of 16, and no empty dimension.
     uint64_t RowBytes = uint64_t(Pitch.at(L).I) * T.Bytes;
     bool Ready = (256 + Opts.DataOffset) % 16 == 0 && RowBytes % 16 == 0 &&
                  llvm::all_of(T.Shape, [](int64_t D) { return D > 0; });
-    storeElement(DB, DS[L], L, Ready ? 1.0 : 0.0, S.getLoc());
-    if (Failed)
-      return;
-  }
+    return Ready ? 1.0 : 0.0;
+  });
 }
 
 void SIMTEmulator::execAligned(const XStmt &S, const LaneList &M) {
-  const XRegion &Dst = S.Regions[1];
-  Buffer &DB = Buffers[Dst.Buf];
-  std::vector<int64_t> DS = regionStarts(Dst, M);
-  if (Failed)
-    return;
   // Every tensor's data starts DataOffset bytes past a 256-byte boundary.
   bool Ok = (256 + Opts.DataOffset) % S.Ints[0] == 0;
-  for (uint32_t L : M) {
-    if (!checkFootprint(S, Dst, DS[L], 1, L, "writes"))
-      return;
-    storeElement(DB, DS[L], L, Ok ? 1.0 : 0.0, S.getLoc());
-    if (Failed)
-      return;
-  }
+  storeEachLane(S, S.Regions[1], M, [&](uint32_t) { return Ok ? 1.0 : 0.0; });
 }
 
 void SIMTEmulator::execLaunchedBlocks(const XStmt &S, const LaneList &M) {
-  const XRegion &Dst = S.Regions[0];
-  Buffer &DB = Buffers[Dst.Buf];
-  std::vector<int64_t> DS = regionStarts(Dst, M);
-  if (Failed)
-    return;
-  for (uint32_t L : M) {
-    if (!checkFootprint(S, Dst, DS[L], 1, L, "writes"))
-      return;
-    storeElement(DB, DS[L], L, double(LaunchedBlocks), S.getLoc());
-    if (Failed)
-      return;
-  }
+  storeEachLane(S, S.Regions[0], M,
+                [&](uint32_t) { return double(LaunchedBlocks); });
 }
 
 void SIMTEmulator::execTmaLoad(const XStmt &S, const LaneList &M) {
