@@ -44,6 +44,12 @@ struct HostCode::Session {
   llvm::orc::JITDylib *JD = nullptr;
   char GlobalPrefix = 0;
 
+  /// \p Name as the linker sees it (with the platform's global prefix).
+  llvm::orc::SymbolStringPtr mangle(llvm::StringRef Name) const {
+    return ES->intern(GlobalPrefix ? (llvm::Twine(GlobalPrefix) + Name).str()
+                                   : Name.str());
+  }
+
   ~Session() {
     if (ES)
       if (llvm::Error E = ES->endSession())
@@ -152,13 +158,9 @@ HostCode::create(llvm::ArrayRef<const std::string *> Objects,
     return EH.takeError();
   S->Layer->addPlugin(std::move(*EH));
   S->JD = &S->ES->createBareJITDylib("main");
-  auto Mangle = [&](llvm::StringRef Name) {
-    return S->ES->intern(S->GlobalPrefix ? (llvm::Twine(S->GlobalPrefix) + Name).str()
-                                         : Name.str());
-  };
   llvm::orc::SymbolMap Runtime;
   auto Define = [&](const char *Name, void *Addr) {
-    Runtime[Mangle(Name)] = {llvm::orc::ExecutorAddr::fromPtr(Addr),
+    Runtime[S->mangle(Name)] = {llvm::orc::ExecutorAddr::fromPtr(Addr),
                              llvm::JITSymbolFlags::Exported |
                                  llvm::JITSymbolFlags::Callable};
   };
@@ -209,10 +211,7 @@ llvm::Expected<void *> HostCode::lookup(llvm::StringRef Symbol) {
                                      "' is not in the host library: " +
                                      getDlError("not found"));
   } else {
-    llvm::orc::SymbolStringPtr Name = Orc->ES->intern(
-        Orc->GlobalPrefix ? (llvm::Twine(Orc->GlobalPrefix) + Symbol).str()
-                          : Symbol.str());
-    auto S = Orc->ES->lookup({Orc->JD}, Name);
+    auto S = Orc->ES->lookup({Orc->JD}, Orc->mangle(Symbol));
     if (!S)
       return S.takeError();
     P = S->getAddress().toPtr<void *>();
