@@ -2,7 +2,9 @@
 
 run_cpu_bench.py starts this with OPENBLAS_NUM_THREADS set to tile-jit's
 thread count and OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE removed, so that
-OpenBLAS picks its kernel for this CPU itself. Prints one JSON object:
+OpenBLAS picks its kernel for this CPU itself (or OPENBLAS_CORETYPE set to
+the AVX-512 kernels, where OpenBLAS falls back to Prescott on an AVX-512
+CPU it does not know; run_cpu_bench.py's peer_env). Prints one JSON object:
 which BLAS NumPy runs (from threadpoolctl), and per measurement the
 median seconds of REPS timed runs after a warm-up. ONLY, a comma list
 of gemm, gemv, add and copy, measures those only (run_cpu_bench.py's

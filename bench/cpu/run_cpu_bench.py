@@ -145,13 +145,54 @@ def copy_bw(exe, threads, nbytes, reps):
     return {"ms": float(m.group(1)), "gbs": float(m.group(2))}
 
 
-def peers(args, gemm_sizes, add_n, copy_bytes, gemv_n, only=None):
+def openblas_kernel(args, env):
+    """The kernel OpenBLAS picks under env (threadpoolctl's architecture),
+    or None when it cannot be told."""
+    code = ("import numpy, threadpoolctl\n"
+            "print([i.get('architecture') for i in threadpoolctl.threadpool_info()"
+            " if i.get('user_api') == 'blas'][0])")
+    p = subprocess.run([args.python, "-c", code], env=env, capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else None
+
+
+def avx512_coretype():
+    """OpenBLAS's name for this CPU's AVX-512 kernels, from /proc/cpuinfo's
+    flags: Cooperlake with AVX512-BF16, SkylakeX with AVX512F, else None."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+    except OSError:
+        return None
+    if "avx512_bf16" in flags:
+        return "Cooperlake"
+    return "SkylakeX" if "avx512f" in flags else None
+
+
+def peer_env(args):
+    """The environment of the peers' processes. OPENBLAS_CORETYPE and
+    OPENBLAS_L2_SIZE are set on some machines for old OpenBLAS builds and
+    slow a current one: removed, so OpenBLAS chooses its kernel. Where it
+    chooses Prescott (its generic fallback: OpenBLAS 0.3.21 does not know
+    newer CPU models, e.g. Intel model 207) on a CPU with AVX-512, the peer
+    would be a weak one; the bench then sets OPENBLAS_CORETYPE to the
+    AVX-512 kernel set the CPU's flags allow and says so."""
     env = dict(os.environ)
-    # Set on some machines for old OpenBLAS builds; they slow a current
-    # one. Removed for this process only, so OpenBLAS chooses its kernel.
     removed = {k: env.pop(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
                if k in env}
     env["OPENBLAS_NUM_THREADS"] = str(args.threads)
+    env["OMP_NUM_THREADS"] = str(args.threads)
+    chosen = openblas_kernel(args, env)
+    forced = avx512_coretype() if chosen == "Prescott" else None
+    if forced:
+        env["OPENBLAS_CORETYPE"] = forced
+    return env, removed, (chosen, forced)
+
+
+def peers(args, gemm_sizes, add_n, copy_bytes, gemv_n, only=None):
+    if not hasattr(args, "peer_env"):
+        args.peer_env = peer_env(args)
+    env, removed, (chosen, forced) = args.peer_env
+    env = dict(env)
     env["OMP_NUM_THREADS"] = str(args.threads)
     out = run([args.python, os.path.join(HERE, "peers.py"), str(args.threads),
                str(args.reps), ",".join(map(str, gemm_sizes)), str(add_n),
@@ -159,6 +200,8 @@ def peers(args, gemm_sizes, add_n, copy_bytes, gemv_n, only=None):
               env=env)
     r = json.loads(out)
     r["unset_env"] = removed
+    r["openblas_choice"] = chosen
+    r["openblas_forced"] = forced
     return r
 
 
@@ -446,6 +489,11 @@ def main():
             blas["threads"], blas["path"],
             "; unset for the peers: " + ", ".join(rounds[0]["peers"]["unset_env"])
             if rounds[0]["peers"]["unset_env"] else ""))
+        if rounds[0]["peers"].get("openblas_forced"):
+            print("  OpenBLAS chose %s (its generic fallback) for this CPU; the peers run "
+                  "with OPENBLAS_CORETYPE=%s, the AVX-512 kernels its flags allow" % (
+                      rounds[0]["peers"]["openblas_choice"],
+                      rounds[0]["peers"]["openblas_forced"]))
     print("copy bandwidth: " + "; ".join("%s %.1f GB/s" % kv for kv in copy_gbs.items()) +
           " -> reference %.1f GB/s (%s)" % (copy_ref, copy_src))
     print()
