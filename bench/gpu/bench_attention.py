@@ -21,7 +21,11 @@ timed run uses the recorded config. FLOPs: 4*B*H*S*S*D, halved when causal.
 
 Usage (GPU machine, repository root):
   python3 bench/gpu/bench_attention.py --jit .bundle/tile-jit [--autotune] [--quick]
-      [--only LABELS] [--extra FILE[:PARAM=V,...]]...
+      [--rounds N] [--only LABELS] [--extra FILE[:PARAM=V,...]]...
+With --rounds N each case times Tile and SDPA alternately N times; the row
+gives the median TFLOP/s of each and the median of the N ratios, with
+their range (SDPA alone moved by up to 10% between measurements of one
+shape in a run on an H100).
 An --extra file runs at its own shape (dtype and head dim from its %Q, the
 built-in case's B/H/HKV/S for that head dim unless given as PARAM=V), e.g.
   --only gqa --extra bench/gpu/attention/gqa_d64_bf16_m256.tile:BM=256,BN=64
@@ -123,11 +127,20 @@ def check(o, path, entry, dt, B, H, HKV, S, D, tmp, extra=()):
     return None if rel <= 2e-2 else f"rel error {rel:.3e} vs torch"
 
 
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jit", default=".bundle/tile-jit")
     ap.add_argument("--target", default="cuda -arch=sm_90a")
     ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time Tile and SDPA alternately this many times per case and "
+                         "report the medians and the median of the per-round ratios "
+                         "(SDPA alone moves by several percent between measurements)")
     ap.add_argument("--autotune", action="store_true")
     ap.add_argument("--quick", action="store_true", help="one shape per kernel")
     ap.add_argument("--check-shape", default="1,2,257",
@@ -208,13 +221,26 @@ def main():
                 print(f"-- autotune {label} {entry} B{B} H{H} HKV{HKV} S{S} D{D}\n"
                       + "\n".join(l for l in (p.stdout + p.stderr).splitlines() if not l.startswith("ran ")),
                       flush=True)
-            t, err = tile_time(o.jit, o.target, args, o.reps)
-            tp = peers.bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal,
-                                                                    enable_gqa=HKV != H))
             fl = 4 * B * H * S * S * D / (2 if causal else 1)
-            add_row(f"{label} B{B} H{H}/{HKV} S{S} D{D} causal={int(causal)} vs SDPA",
-                    fl / t / 1e12 if t and not checked[key] else None, fl / tp / 1e12, "TFLOP/s",
-                    checked[key] or err)
+            tiles, sdpas, err = [], [], None
+            for _ in range(max(1, o.rounds)):
+                t, err = tile_time(o.jit, o.target, args, o.reps)
+                tp = peers.bench(lambda: F.scaled_dot_product_attention(
+                    q, k, v, is_causal=causal, enable_gqa=HKV != H))
+                if err:
+                    break
+                tiles.append(fl / t / 1e12)
+                sdpas.append(fl / tp / 1e12)
+            case = f"{label} B{B} H{H}/{HKV} S{S} D{D} causal={int(causal)} vs SDPA"
+            if o.rounds > 1 and tiles and not checked[key]:
+                ratios = sorted(a / b for a, b in zip(tiles, sdpas))
+                case += f" ({len(ratios)} rounds, ratios {ratios[0]:.3f}-{ratios[-1]:.3f})"
+                add_row(case, median(tiles), median(sdpas), "TFLOP/s")
+                rows[-1]["ratio"] = median(ratios)
+                rows[-1]["rounds"] = {"tile": tiles, "sdpa": sdpas}
+            else:
+                add_row(case, tiles[0] if tiles and not checked[key] else None,
+                        sdpas[0] if sdpas else fl / tp / 1e12, "TFLOP/s", checked[key] or err)
         del q, k, v
     report(o, rows)
     return 1 if any(r["error"] for r in rows) else 0
