@@ -55,11 +55,12 @@ def CPULowerGemm : Pass<CPUPasses, "cpu-lower-gemm"> {
     A gemm of bf16 A and B into f32 on a CPU with AVX512-BF16, in a
     kernel compiled for 512-bit vectors, may run on vdpbf16ps instead.
     With `bf16-dot=auto` (`pass.bf16_dot` per function) it does where
-    LLVM's scheduling model of the CPU says that vdpbf16ps (32
-    multiply-adds an instruction) retires more multiply-adds a cycle than
-    vfmadd231ps on f32 (16), with the accumulators of the default register
-    block covering each one's latency; a tie goes to the FMAs
-    (cooperlake: vdpbf16ps; sapphirerapids, emeraldrapids, znver4: FMAs).
+    vdpbf16ps (32 multiply-adds an instruction) retires more multiply-adds
+    a cycle than vfmadd231ps on f32 (16) with the accumulators of the
+    default register block, as LLVM's scheduling model of the CPU times
+    them unless CPU.td records a measured timing (InstrTiming); a tie goes
+    to the FMAs (cooperlake, znver4: vdpbf16ps; sapphirerapids,
+    emeraldrapids, graniterapids, znver5: FMAs).
     `on` takes vdpbf16ps wherever the CPU has it, `off` never. Otherwise
     A and B are converted to f32 first: rows of A and of a B stored [K, N]
     by `cpu.widen_bf16` (16 elements a vector), a B stored [N, K] on-chip

@@ -18,6 +18,12 @@
 // one element at a time; it is packed only to convert it once. Edges that
 // MR and NR do not divide become blocks of the remaining size.
 //
+// bf16 A and B into f32 run either on vdpbf16ps (lowerBF16Dot) or
+// converted to f32 by vector code (cpu.widen_bf16 on rows; a B stored
+// [N, K] on-chip through cpu.transpose_pairs first) for the f32
+// micro-kernel: the faster of the two on the target CPU by its timings
+// (CPUVectorInfo::PreferBF16Dot), or as option bf16-dot says.
+//
 // MR and NR come from the target's vector registers (LLVM's cost model) at
 // the width the kernel is compiled for (getKernelVectorBits: the widest the
 // CPU has, unless the kernel computes a math function lane by lane): NR is
@@ -850,13 +856,11 @@ private:
       auto Row = [&] {
         return Pairs ? ex::mul(ex::ref(R), ex::intLit(2)) : ex::ref(R);
       };
-      AttributeList Attrs;
-      Attrs.set("lanes", Attribute::getInt(L));
-      if (Pairs)
-        Attrs.set("pairs", Attribute::getBool(true));
       auto Op = [&](ExprPtr Col, int64_t Lanes) {
-        AttributeList A = Attrs;
+        AttributeList A;
         A.set("lanes", Attribute::getInt(Lanes));
+        if (Pairs)
+          A.set("pairs", Attribute::getBool(true));
         std::vector<Element> Elems;
         Elems.push_back(Src(ex::ref(R), Col->clone()));
         Elems.insert(Elems.begin(), Element(Dst, idx(Row(), std::move(Col))));
