@@ -803,10 +803,18 @@ private:
       KpT = K / 2 / kDotLanes * kDotLanes;
       NT = N / kDotLanes * kDotLanes;
     }
-    for (int64_t J = 0; J < NT; J += kDotLanes)
-      for (int64_t P = 0; P < KpT; P += kDotLanes)
-        Out.push_back(cpuOp(Transpose, Element(Bp, idx(ex::intLit(P), ex::intLit(2 * J))),
-                            Element(B.Buf, B.index(ex::intLit(2 * P), ex::intLit(J)))));
+    // In serial loops rather than unrolled: the 16 loads of each
+    // transpose address B's buffer, and past 100 uses of an alloca LLVM's
+    // capture tracking gives up, takes it as escaped, and can no longer
+    // tell the copy into it from the tensor it copies (which then stays
+    // scalar: no memcpy, no SLP).
+    forBlocks(Out, "tj", NT / kDotLanes, kDotLanes, [&](Stmts &S, IdxFn, IdxFn J) {
+      forBlocks(S, "tp", KpT / kDotLanes, kDotLanes, [&](Stmts &S2, IdxFn, IdxFn P) {
+        S2.push_back(cpuOp(Transpose,
+                           Element(Bp, idx(P(), ex::mul(J(), ex::intLit(2)))),
+                           Element(B.Buf, B.index(ex::mul(P(), ex::intLit(2)), J()))));
+      });
+    });
     auto FromB = [&](ExprPtr P, ExprPtr J, int64_t E) {
       return B.load(ex::add(ex::mul(std::move(P), ex::intLit(2)), ex::intLit(E)),
                     std::move(J));
