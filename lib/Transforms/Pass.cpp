@@ -14,6 +14,33 @@ const PassOptionInfo *PassInfo::findOption(llvm::StringRef N) const {
   return nullptr;
 }
 
+bool PassOptionInfo::accepts(llvm::StringRef V) const {
+  llvm::StringRef T = Type;
+  int64_t I;
+  if (T == "int")
+    return !V.getAsInteger(10, I);
+  if (T == "bool")
+    return V == "true" || V == "false";
+  if (!Values)
+    return true;
+  llvm::SmallVector<llvm::StringRef, 4> Vs;
+  llvm::StringRef(Values).split(Vs, '|');
+  return llvm::is_contained(Vs, V);
+}
+
+std::string PassOptionInfo::describeValues() const {
+  llvm::StringRef T = Type;
+  if (T == "int")
+    return "an integer";
+  if (T == "bool")
+    return "true or false";
+  if (!Values)
+    return "a string";
+  llvm::SmallVector<llvm::StringRef, 4> Vs;
+  llvm::StringRef(Values).split(Vs, '|');
+  return "one of " + llvm::join(Vs, ", ");
+}
+
 llvm::Error Pass::setOption(llvm::StringRef Name, llvm::StringRef Value) {
   const PassOptionInfo *O = Info.findOption(Name);
   if (!O) {
@@ -25,13 +52,9 @@ llvm::Error Pass::setOption(llvm::StringRef Name, llvm::StringRef Value) {
         (Known.empty() ? llvm::Twine(" (it takes none)")
                        : llvm::Twine("; it takes: ") + Known));
   }
-  llvm::StringRef Type = O->Type;
-  int64_t I;
-  if ((Type == "int" && Value.getAsInteger(10, I)) ||
-      (Type == "bool" && Value != "true" && Value != "false"))
+  if (!O->accepts(Value))
     return llvm::createStringError("option '" + Name + "' of pass '" +
-                                   Info.Name + "' takes " +
-                                   (Type == "int" ? "an integer" : "true or false") +
+                                   Info.Name + "' takes " + O->describeValues() +
                                    ", got '" + Value + "'");
   Values[Name] = Value.str();
   return llvm::Error::success();
@@ -86,6 +109,14 @@ bool Pass::getBoolOption(llvm::StringRef Name, const Function &F) const {
   return getBoolOption(Name);
 }
 
+std::string Pass::getStringOption(llvm::StringRef Name, const Function &F) const {
+  if (const Attribute *A = getOptionAttr(Info, Name, F);
+      A && (A->getKind() == Attribute::Kind::String ||
+            A->getKind() == Attribute::Kind::Ident))
+    return A->getStr().str();
+  return getStringOption(Name);
+}
+
 bool Pass::checkFunctionOptions(const Module &M, DiagnosticEngine &Diag,
                                 llvm::StringSet<> &Checked) const {
   bool OK = true;
@@ -98,14 +129,21 @@ bool Pass::checkFunctionOptions(const Module &M, DiagnosticEngine &Diag,
         if (A.Name != O.FuncAttr)
           continue;
         Attribute::Kind K = A.Value.getKind();
+        bool IsString = K == Attribute::Kind::String || K == Attribute::Kind::Ident;
         if ((Type == "bool" && K == Attribute::Kind::Bool) ||
-            (Type == "int" && K == Attribute::Kind::Int))
+            (Type == "int" && K == Attribute::Kind::Int) ||
+            (Type == "string" && IsString && O.accepts(A.Value.getStr())))
           continue;
+        std::string Write = O.describeValues();
+        if (Type == "bool")
+          Write = "write true or false";
+        else if (Type == "int")
+          Write = "write an integer";
+        else
+          Write = "write " + Write;
         Diag.error(A.Loc, "function attribute '" + A.Name + "' sets option '" +
                               O.Name + "' of pass '" + Info.Name + "', a " +
-                              Type + ", but is '" + A.Value.str() + "'" +
-                              (Type == "bool" ? "; write true or false"
-                                              : "; write an integer"));
+                              Type + ", but is '" + A.Value.str() + "'; " + Write);
         OK = false;
       }
   }

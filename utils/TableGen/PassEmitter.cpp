@@ -62,10 +62,21 @@ static void checkPass(const Record *R) {
                           "' of pass '" + Name +
                           "' must be named pass.<name>, with lower-case "
                           "letters, digits and '_'");
-    if (!Attr.empty() && Type == "string")
+    std::vector<StringRef> Values = O->getValueAsListOfStrings("Values");
+    if (!Values.empty() && Type != "string")
       PrintFatalError(R->getFieldLoc("Options"),
-                      "string option '" + OName + "' of pass '" + Name +
-                          "' cannot be set by a function attribute");
+                      "option '" + OName + "' of pass '" + Name +
+                          "' lists values but is a " + Type +
+                          "; only a string option takes a list of values");
+    if (!Values.empty() && !is_contained(Values, Dflt))
+      PrintFatalError(R->getFieldLoc("Options"),
+                      "default '" + Dflt + "' of option '" + OName +
+                          "' of pass '" + Name + "' is not one of its values (" +
+                          join(Values, ", ") + ")");
+    if (any_of(Values, [](StringRef V) { return V.empty() || V.contains('|'); }))
+      PrintFatalError(R->getFieldLoc("Options"),
+                      "a value of option '" + OName + "' of pass '" + Name +
+                          "' is empty or contains '|'");
     int64_t I;
     if ((Type == "bool" && Dflt != "true" && Dflt != "false") ||
         (Type == "int" && Dflt.getAsInteger(10, I)))
@@ -139,6 +150,10 @@ static void emitPassDefs(const RecordKeeper &RK, raw_ostream &OS) {
          << (O->getValueAsString("FuncAttr").empty()
                  ? std::string("nullptr")
                  : quote(O->getValueAsString("FuncAttr")))
+         << ", "
+         << (O->getValueAsListOfStrings("Values").empty()
+                 ? std::string("nullptr")
+                 : quote(join(O->getValueAsListOfStrings("Values"), "|")))
          << "},\n";
     OS << "};\n";
   }
@@ -175,7 +190,10 @@ static void emitPassDocs(const RecordKeeper &RK, raw_ostream &OS) {
     OS << "| option | type | default | meaning |\n| --- | --- | --- | --- |\n";
     for (const Record *O : Opts)
       OS << "| `" << O->getValueAsString("Name") << "` | "
-         << O->getValueAsString("Type") << " | `"
+         << (O->getValueAsListOfStrings("Values").empty()
+                 ? O->getValueAsString("Type").str()
+                 : join(O->getValueAsListOfStrings("Values"), " \\| "))
+         << " | `"
          << O->getValueAsString("Default") << "` | "
          << O->getValueAsString("Summary")
          << (O->getValueAsString("FuncAttr").empty()

@@ -33,6 +33,16 @@ struct PassOptionInfo {
   /// The function attribute (`pass.<name>`) that sets the option for one
   /// function, or null.
   const char *FuncAttr;
+  /// The values a string option takes, separated by '|' ("auto|on|off"),
+  /// or null for any.
+  const char *Values = nullptr;
+
+  /// Whether \p V is a value the option takes (its type's, and one of
+  /// Values where it lists them).
+  bool accepts(llvm::StringRef V) const;
+  /// What the option takes, for an error: "true or false", "an integer",
+  /// "one of auto, on, off" or "a string".
+  std::string describeValues() const;
 };
 
 struct PassInfo {
@@ -86,10 +96,13 @@ protected:
   /// (checkFunctionOptions).
   int64_t getIntOption(llvm::StringRef Name, const Function &F) const;
   bool getBoolOption(llvm::StringRef Name, const Function &F) const;
+  /// A string option: the attribute's string or bare word.
+  std::string getStringOption(llvm::StringRef Name, const Function &F) const;
 
 public:
   /// Reports, at the attribute, each function attribute of \p M that sets
-  /// an option of this pass with a value of another type. Attributes that
+  /// an option of this pass with a value of another type, or, for a string
+  /// option that lists its values, with none of them. Attributes that
   /// no option of this pass declares are left alone (another pipeline's
   /// pass may read them), and so are those in \p Checked, to which the
   /// ones checked here are added (passes sharing an attribute report it

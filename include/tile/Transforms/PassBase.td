@@ -11,16 +11,20 @@
 /// A pass option: `-passes=name{option=value}`. With `funcAttr`
 /// (`pass.<name>`), a function attribute of that name sets the option for
 /// that function alone (`attributes {pass.warp_specialize = false}`); its
-/// value has the option's type (bool: true or false; int: an integer), and
-/// the pass manager reports another as an error at the attribute.
+/// value has the option's type (bool: true or false; int: an integer;
+/// string: a string or a bare word), and the pass manager reports another
+/// as an error at the attribute. A string option with `values` takes one
+/// of them and nothing else, from a pipeline or an attribute.
 class PassOption<string name, string type, string default, string summary,
-                 string funcAttr = ""> {
+                 string funcAttr = "", list<string> values = []> {
   string Name = name;
   /// "int", "bool" or "string".
   string Type = type;
   string Default = default;
   string Summary = summary;
   string FuncAttr = funcAttr;
+  /// The values a string option takes (empty: any string).
+  list<string> Values = values;
 }
 
 /// A group of passes registered together by `RegisterFn`.

@@ -116,6 +116,8 @@ public:
       return emitTransposePairs(B, Op, Operands);
     if (Op.getName() == "cpu.fma" || Op.getName() == "cpu.copy_lanes")
       return emitLanes(B, Op, Operands);
+    if (Op.getName() == "cpu.widen_bf16")
+      return emitWidenBF16(B, Op, Operands);
     if (Op.getName() != "cpu.prefetch")
       return LLVMDeviceTarget::emitTargetOp(B, K, Op, Operands);
     llvm::Value *Addr = Operands[0];
@@ -199,6 +201,31 @@ private:
                                          B.CreateAlignedLoad(ElemTy, Operands[1], Al));
     llvm::Value *Bv = B.CreateAlignedLoad(VT, Operands[2], Al);
     B.CreateAlignedStore(B.CreateFAdd(Acc, B.CreateFMul(A, Bv)), Operands[0], Al);
+    return llvm::Error::success();
+  }
+
+  /// cpu.widen_bf16: the bf16 elements loaded as 16-bit integers (pairs as
+  /// 32-bit ones), moved to the upper half of 32-bit lanes (a zero
+  /// extension and a shift; the second element of a pair is there already,
+  /// with the first masked off) and stored as f32.
+  llvm::Error emitWidenBF16(llvm::IRBuilder<> &B, const OpStmt &Op,
+                            llvm::ArrayRef<llvm::Value *> Operands) const {
+    unsigned Lanes = unsigned(Op.getAttrOrDefault("lanes").getInt());
+    auto *I32s = llvm::FixedVectorType::get(B.getInt32Ty(), Lanes);
+    auto *F32s = llvm::FixedVectorType::get(B.getFloatTy(), Lanes);
+    llvm::Value *Dst = Operands[0], *Src = Operands[1];
+    if (!Op.getAttrOrDefault("pairs").getBool()) {
+      auto *I16s = llvm::FixedVectorType::get(B.getInt16Ty(), Lanes);
+      llvm::Value *X = B.CreateZExt(B.CreateAlignedLoad(I16s, Src, llvm::Align(2)), I32s);
+      B.CreateAlignedStore(B.CreateBitCast(B.CreateShl(X, 16), F32s), Dst, llvm::Align(4));
+      return llvm::Error::success();
+    }
+    int64_t DstRow = *Op.getOperand("dst").R.Buf->getShape().back()->getConstInt();
+    llvm::Value *X = B.CreateAlignedLoad(I32s, Src, llvm::Align(2));
+    B.CreateAlignedStore(B.CreateBitCast(B.CreateShl(X, 16), F32s), Dst, llvm::Align(4));
+    B.CreateAlignedStore(B.CreateBitCast(B.CreateAnd(X, 0xFFFF0000u), F32s),
+                         B.CreateConstGEP1_64(B.getFloatTy(), Dst, DstRow),
+                         llvm::Align(4));
     return llvm::Error::success();
   }
 

@@ -150,6 +150,20 @@ bool verifyCPUCopyLanesOp(const OpStmt &Op, DiagnosticEngine &Diag) {
   return OK;
 }
 
+bool verifyCPUWidenBF16Op(const OpStmt &Op, DiagnosticEngine &Diag) {
+  int64_t Lanes = Op.getAttrOrDefault("lanes").getInt();
+  if (Lanes < 1 || Lanes > 64) {
+    Diag.error(Op.getLoc(), "'cpu.widen_bf16' lanes must be between 1 and 64, not " +
+                                llvm::Twine(Lanes));
+    return false;
+  }
+  bool Pairs = Op.getAttrOrDefault("pairs").getBool();
+  // Pairs write two rows of dst, a constant row stride apart.
+  bool OK = verifyElementOperand(Op, "dst", DType::F32, Pairs, Diag);
+  OK &= verifyElementOperand(Op, "src", DType::BF16, false, Diag);
+  return OK;
+}
+
 } // namespace tile
 
 #define GET_TILE_OP_TABLE

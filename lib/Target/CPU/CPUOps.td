@@ -73,6 +73,28 @@ def CPUTransposePairsOp : Op<CPUDialect, "transpose_pairs"> {
   let Verifier = "verifyCPUTransposePairsOp";
 }
 
+def CPUWidenBF16Op : Op<CPUDialect, "widen_bf16"> {
+  let Summary = "Convert consecutive bf16 elements to f32 (vector shifts)";
+  let Description = [{
+    `cpu.widen_bf16 %dst[i, j], %src[r, c] {lanes = n}` stores f32(src[r,
+    c + l]) to dst[i, j + l] for l = 0..n-1. With `pairs = true` src holds
+    pairs of rows (as `cpu.transpose_pairs` writes them) and the op
+    separates them: f32(src[r, c + 2l + e]) goes to dst[i + e, j + l] for
+    e = 0, 1, so that dst must be on-chip or local. The conversion is
+    exact (a bf16 is the upper half of an f32): one vector load, a shift
+    (and a mask for the second row of pairs) and a store per row, which
+    the bf16 gemms of cpu-lower-gemm that run on f32 FMAs pack their
+    operands with.
+  }];
+  let Example = "cpu.widen_bf16 %Bf[2 * %kp, 0], %Bp[%kp, 0] {lanes = 16, pairs = true}";
+  let Arguments = (ins Region:$dst, Region:$src,
+                   IntAttr<"", "lanes: elements converted per row, 1 to 64">:$lanes,
+                   BoolAttr<"false", "src holds pairs of rows, split into rows i and i + 1 of dst">:$pairs);
+  let Format = "$dst `,` $src attr-dict";
+  let Verifier = "verifyCPUWidenBF16Op";
+  let Writes = ["dst"];
+}
+
 // The f32 and f64 micro-kernel of cpu-lower-gemm in vector form: the
 // vector FMAs, loads and stores that LLVM's SLP vectorizer makes of the
 // unrolled scalar multiply-adds, written out so that LLVM's middle end

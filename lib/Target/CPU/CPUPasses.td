@@ -53,7 +53,21 @@ def CPULowerGemm : Pass<CPUPasses, "cpu-lower-gemm"> {
     registers: 4 x 16 for f32).
 
     A gemm of bf16 A and B into f32 on a CPU with AVX512-BF16, in a
-    kernel compiled for 512-bit vectors, runs on vdpbf16ps instead: B is
+    kernel compiled for 512-bit vectors, may run on vdpbf16ps instead.
+    With `bf16-dot=auto` (`pass.bf16_dot` per function) it does where
+    vdpbf16ps (32 multiply-adds an instruction) retires more multiply-adds
+    a cycle than vfmadd231ps on f32 (16) with the accumulators of the
+    default register block, as LLVM's scheduling model of the CPU times
+    them unless CPU.td records a measured timing (InstrTiming); a tie goes
+    to the FMAs (cooperlake, znver4: vdpbf16ps; sapphirerapids,
+    emeraldrapids, graniterapids, znver5: FMAs).
+    `on` takes vdpbf16ps wherever the CPU has it, `off` never. Otherwise
+    A and B are converted to f32 first: rows of A and of a B stored [K, N]
+    by `cpu.widen_bf16` (16 elements a vector), a B stored [N, K] on-chip
+    by `cpu.transpose_pairs` into pairs of K steps, whose rows
+    `cpu.widen_bf16 {pairs = true}` splits into two rows of f32; other
+    operands (transposed A, strided or transposed global B) element by
+    element, with a missed remark. On vdpbf16ps, B is
     packed as bf16 pairs of K steps ([K/2, N] pairs, N padded with zeros
     to 16 columns, an odd K with a zero step), whole 16 x 16 blocks of
     pairs of a transposed on-chip B by `cpu.transpose_pairs`; A is read
@@ -79,6 +93,10 @@ def CPULowerGemm : Pass<CPUPasses, "cpu-lower-gemm"> {
                "columns of a register block (0: two vector registers)">,
     PassOption<"prefetch-distance", "int", "1",
                "iterations ahead whose copied operand tiles the gemm prefetches (0: none)">,
+    PassOption<"bf16-dot", "string", "auto",
+               "bf16 gemms on vdpbf16ps: auto (where LLVM's scheduling model "
+               "says it is faster than f32 FMAs), on (where the CPU has it), "
+               "off (converted to f32)", "pass.bf16_dot", ["auto", "on", "off"]>,
   ];
   let Constructor = "createCPULowerGemmPass";
 }

@@ -9,7 +9,10 @@
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCInstrInfo.h"
+#include "llvm/MC/MCSchedule.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 #include <functional>
@@ -63,6 +66,96 @@ constexpr std::pair<Intrinsic, llvm::Intrinsic::ID> kMathIntrinsics[] = {
     {Intrinsic::Tanh, llvm::Intrinsic::tanh},
 };
 
+/// A measured timing that CPU.td records (tile-tblgen -gen-instr-timings).
+struct MeasuredTiming {
+  const char *CPU, *Instr;
+  double RThroughput, Latency;
+  const char *Source;
+};
+
+constexpr MeasuredTiming kMeasuredTimings[] = {
+#define GET_TILE_INSTR_TIMINGS
+#include "CPUTimings.inc"
+};
+
+/// The timing of the instruction with LLVM opcode name \p Name on \p TM's
+/// CPU: measured where CPU.td records it, else from the CPU's scheduling
+/// model; unknown where the model has none for it (or times it only by
+/// the operands of each use).
+InstrTiming getInstrTiming(const llvm::TargetMachine &TM, llvm::StringRef Name) {
+  InstrTiming T;
+  for (const MeasuredTiming &M : kMeasuredTimings)
+    if (TM.getTargetCPU() == M.CPU && Name == M.Instr) {
+      T.RThroughput = M.RThroughput;
+      T.Latency = M.Latency;
+      T.Source = std::string("measured: ") + M.Source;
+      return T;
+    }
+  const llvm::MCInstrInfo &MII = *TM.getMCInstrInfo();
+  const llvm::MCSubtargetInfo &STI = *TM.getMCSubtargetInfo();
+  const llvm::MCSchedModel &SM = STI.getSchedModel();
+  T.Source = "LLVM's scheduling model";
+  if (!SM.hasInstrSchedModel())
+    return T;
+  for (unsigned Opc = 0, E = MII.getNumOpcodes(); Opc != E; ++Opc) {
+    if (MII.getName(Opc) != Name)
+      continue;
+    const llvm::MCSchedClassDesc *SC = SM.getSchedClassDesc(MII.get(Opc).getSchedClass());
+    if (!SC || !SC->isValid() || SC->isVariant())
+      return T;
+    T.RThroughput = llvm::MCSchedModel::getReciprocalThroughput(STI, *SC);
+    T.Latency = llvm::MCSchedModel::computeInstrLatency(STI, *SC);
+    return T;
+  }
+  return T;
+}
+
+/// \p V with at most two decimals, without trailing zeros.
+std::string formatCycles(double V) {
+  std::string S = llvm::formatv("{0:F2}", V).str();
+  while (S.back() == '0')
+    S.pop_back();
+  if (S.back() == '.')
+    S.pop_back();
+  return S;
+}
+
+/// Sets Info.PreferBF16Dot and the timings it rests on (Info.HasBF16Dot and
+/// NumVectorRegs set).
+void chooseBF16Dot(const llvm::TargetMachine &TM, CPUVectorInfo &Info) {
+  Info.CPUName = TM.getTargetCPU().str();
+  if (!Info.HasBF16Dot) {
+    Info.BF16DotReason = "the target's CPU (" + Info.CPUName +
+                         ") has no AVX512-BF16 (vdpbf16ps)";
+    return;
+  }
+  Info.BF16DotTiming = getInstrTiming(TM, "VDPBF16PSZr");
+  Info.F32FmaTiming = getInstrTiming(TM, "VFMADD231PSZr");
+  const InstrTiming &Dot = Info.BF16DotTiming, &Fma = Info.F32FmaTiming;
+  if (!Dot.isKnown() || !Fma.isKnown()) {
+    // Nothing to compare: the instruction made for bf16.
+    Info.PreferBF16Dot = true;
+    Info.BF16DotReason = "LLVM's scheduling model of " + Info.CPUName +
+                         " does not time vdpbf16ps and vfmadd231ps, and the CPU "
+                         "has vdpbf16ps";
+    return;
+  }
+  // The default register block of 512-bit f32 vectors (two a row).
+  int64_t Accs = 2 * getDefaultGemmRows(Info.NumVectorRegs, 2);
+  double DotMACs = Dot.macsPerCycle(32, Accs), FmaMACs = Fma.macsPerCycle(16, Accs);
+  Info.PreferBF16Dot = DotMACs > FmaMACs;
+  auto Describe = [](const InstrTiming &T) {
+    return "reciprocal throughput " + formatCycles(T.RThroughput) + ", latency " +
+           formatCycles(T.Latency) + " (" + T.Source + ")";
+  };
+  Info.BF16DotReason = "vdpbf16ps retires " + formatCycles(DotMACs) +
+                       " multiply-adds a cycle on " + Info.CPUName + " against " +
+                       formatCycles(FmaMACs) + " for f32 FMAs with " +
+                       std::to_string(Accs) + " accumulators (vdpbf16ps: " +
+                       Describe(Dot) + "; vfmadd231ps: " + Describe(Fma) + ")" +
+                       (DotMACs == FmaMACs ? "; a tie goes to the FMAs" : "");
+}
+
 unsigned getFixedVectorBits(const llvm::TargetTransformInfo &TTI) {
   return TTI.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
       .getFixedValue();
@@ -88,6 +181,7 @@ static llvm::Expected<CPUVectorInfo> computeCPUVectorInfo(const TargetSpec &T) {
     Info.CacheLineBytes = Line;
   Info.HasBF16Dot = (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
   Info.HasF16Arith = (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512fp16");
+  chooseBF16Dot(**TM, Info);
 
   // Asked for a width beyond any register's, TTI reports the widest
   // registers the CPU has rather than the width its tuning prefers.

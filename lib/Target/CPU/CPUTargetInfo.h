@@ -16,7 +16,9 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
+#include <algorithm>
 #include <memory>
+#include <string>
 
 namespace tile {
 
@@ -36,6 +38,33 @@ getCPUTargetMachine(const TargetSpec &T);
 /// this attribute alone decides whether a loop runs on zmm registers.
 inline constexpr const char *kPreferVectorWidthAttr = "prefer-vector-width";
 
+/// How fast an instruction issues and completes on a CPU, in cycles.
+struct InstrTiming {
+  /// Cycles between two independent instructions (reciprocal throughput).
+  double RThroughput = 0;
+  /// Cycles from the inputs to the result.
+  double Latency = 0;
+  /// Where the numbers come from: "LLVM's scheduling model", or a
+  /// measurement that CPU.td records (InstrTiming).
+  std::string Source;
+
+  bool isKnown() const { return RThroughput > 0 && Latency > 0; }
+  /// Multiply-adds a cycle of a loop of such instructions, each doing
+  /// \p MACs of them, into \p Accumulators independent chains: the issue
+  /// rate, unless the chains are too few to cover the latency.
+  double macsPerCycle(double MACs, double Accumulators) const {
+    return MACs * std::min(1 / RThroughput, Accumulators / Latency);
+  }
+};
+
+/// The default rows of a gemm's register block (cpu-lower-gemm): its
+/// accumulators, \p VectorsPerRow per row, the broadcasts of A (one a
+/// row) and a vector of B, plus a spare, in \p NumVectorRegs registers, at
+/// most 8 rows.
+inline int64_t getDefaultGemmRows(int64_t NumVectorRegs, int64_t VectorsPerRow) {
+  return std::clamp<int64_t>((NumVectorRegs - 2) / (VectorsPerRow + 1), 1, 8);
+}
+
 /// The vector registers and cache line of a CPU, as LLVM's cost model
 /// describes them.
 struct CPUVectorInfo {
@@ -52,6 +81,21 @@ struct CPUVectorInfo {
   /// Whether the CPU multiplies pairs of bf16 into f32 sums in 512-bit
   /// vectors (AVX512-BF16: vdpbf16ps, the `cpu.dpbf16ps` op).
   bool HasBF16Dot = false;
+  /// Whether a gemm of bf16 operands into f32 runs faster on vdpbf16ps
+  /// (32 multiply-adds of pairs an instruction) than converted to f32 and
+  /// multiplied with vfmadd231ps (16), both in 512-bit vectors, with the
+  /// accumulators of the default register block, as LLVM's scheduling model
+  /// of the CPU times the two instructions (BF16DotTiming, F32FmaTiming),
+  /// unless CPU.td records a measured timing for the CPU (InstrTiming);
+  /// a tie goes to the FMAs. False without AVX512-BF16. cpu-lower-gemm's
+  /// `bf16-dot` option (auto) follows it.
+  bool PreferBF16Dot = false;
+  /// The timings of vdpbf16ps and vfmadd231ps on zmm registers (unknown
+  /// where the CPU's scheduling model has none), and the CPU's name.
+  InstrTiming BF16DotTiming, F32FmaTiming;
+  std::string CPUName;
+  /// Why PreferBF16Dot is what it is, with the numbers, for remarks.
+  std::string BF16DotReason;
   /// Whether the CPU computes on vectors of f16 itself (AVX512-FP16:
   /// vmaxph, vminph take 32 halves per 512-bit vector, twice the lanes of
   /// f32, with no conversion).

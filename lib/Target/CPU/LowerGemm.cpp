@@ -18,6 +18,12 @@
 // one element at a time; it is packed only to convert it once. Edges that
 // MR and NR do not divide become blocks of the remaining size.
 //
+// bf16 A and B into f32 run either on vdpbf16ps (lowerBF16Dot) or
+// converted to f32 by vector code (cpu.widen_bf16 on rows; a B stored
+// [N, K] on-chip through cpu.transpose_pairs first) for the f32
+// micro-kernel: the faster of the two on the target CPU by its timings
+// (CPUVectorInfo::PreferBF16Dot), or as option bf16-dot says.
+//
 // MR and NR come from the target's vector registers (LLVM's cost model) at
 // the width the kernel is compiled for (getKernelVectorBits: the widest the
 // CPU has, unless the kernel computes a math function lane by lane): NR is
@@ -201,12 +207,15 @@ public:
   /// null where the cpu dialect is not registered.
   /// \p Fma and \p CopyLanes are cpu.fma and cpu.copy_lanes, or null
   /// likewise.
+  /// \p Widen is cpu.widen_bf16, or null likewise. \p BF16Dot is the
+  /// function's `bf16-dot` option: auto, on or off.
   GemmLowering(Function &F, int64_t MR, int64_t NR, const OpInfo *Prefetch,
                int64_t Distance, const OpInfo *Dot, const OpInfo *Transpose,
-               const OpInfo *Fma, const OpInfo *CopyLanes, RemarkEmitter Remarks)
+               const OpInfo *Fma, const OpInfo *CopyLanes, const OpInfo *Widen,
+               std::string BF16Dot, RemarkEmitter Remarks)
       : Names(F), ForcedMR(MR), ForcedNR(NR), Prefetch(Prefetch), Distance(Distance),
-        Dot(Dot), Transpose(Transpose), Fma(Fma), CopyLanes(CopyLanes),
-        Remarks(Remarks) {}
+        Dot(Dot), Transpose(Transpose), Fma(Fma), CopyLanes(CopyLanes), Widen(Widen),
+        BF16Dot(std::move(BF16Dot)), Remarks(Remarks) {}
 
   /// Lowers the gemms of \p K for vector registers \p KernelVec.
   void lowerKernel(KernelStmt &K, const CPUVectorInfo &KernelVec) {
@@ -431,10 +440,10 @@ private:
     int64_t NR = ForcedNR > 0 ? ForcedNR : 2 * VL;
     int64_t NV = (NR + VL - 1) / VL;
     // Live in the k loop: MR x NV accumulators, the MR broadcasts of A
-    // (shared by the NV column groups) and one vector of B, plus a spare.
+    // (shared by the NV column groups) and one vector of B, plus a spare
+    // (getDefaultGemmRows).
     int64_t Regs = Vec.NumVectorRegs;
-    int64_t MR = ForcedMR > 0 ? ForcedMR
-                              : std::clamp<int64_t>((Regs - 2) / (NV + 1), 1, 8);
+    int64_t MR = ForcedMR > 0 ? ForcedMR : getDefaultGemmRows(Regs, NV);
     return {std::min(MR, M), std::min(NR, N)};
   }
 
@@ -458,9 +467,17 @@ private:
     if (A.Buf->getDType() == DType::BF16 && B.Buf->getDType() == DType::BF16 &&
         Acc == DType::F32) {
       std::string Why = bf16DotMissReason();
+      if (Why.empty() && BF16Dot == "off")
+        Why = "bf16-dot = off";
+      else if (Why.empty() && BF16Dot == "auto" && !Vec.PreferBF16Dot)
+        Why = Vec.BF16DotReason;
+      else if (!Why.empty() && BF16Dot == "on")
+        Why = "bf16-dot = on, but " + Why;
       if (Why.empty()) {
         Remarks.passed(Op.getLoc(), "gemm of bf16 operands on vdpbf16ps (cpu.dpbf16ps), "
-                                    "B packed as pairs of K steps");
+                                    "B packed as pairs of K steps: " +
+                                        (BF16Dot == "on" ? std::string("bf16-dot = on")
+                                                         : Vec.BF16DotReason));
         return lowerBF16Dot(A, B, C, M, N, K, Clear, Next);
       }
       Remarks.missed(Op.getLoc(), "gemm of bf16 operands converted to f32 and multiplied "
@@ -472,7 +489,19 @@ private:
     // accumulator's type, A in the accumulator's type; ElemA(I, Kv) and
     // ElemB(Kv, J) are the elements it reads.
     ElementFn ElemA, ElemB;
-    if (A.Buf->getDType() != Acc) {
+    if (A.Buf->getDType() == DType::BF16 && Acc == DType::F32 && canWidenRows(A)) {
+      BufferValue *Ap;
+      Out.push_back(allocLocal("Ap", Acc, {M, K}, Ap));
+      widenRows(Out, Ap, M, K, false, [&](ExprPtr I, ExprPtr Kv) {
+        return Element(A.Buf, A.index(std::move(I), std::move(Kv)));
+      });
+      ElemA = [Ap](ExprPtr I, ExprPtr Kv) {
+        return Element(Ap, idx(std::move(I), std::move(Kv)));
+      };
+    } else if (A.Buf->getDType() != Acc) {
+      if (A.Buf->getDType() == DType::BF16 && Acc == DType::F32)
+        Remarks.missed(Op.getLoc(), "A of the gemm converted to f32 one element at a "
+                                    "time: it is " + bf16PackMissReason(A));
       BufferValue *Ap;
       Out.push_back(allocLocal("Ap", Acc, {M, K}, Ap));
       Out.push_back(parallel2("i", M, "k", K, [&](Value *I, Value *Kv) {
@@ -489,7 +518,33 @@ private:
         return Element(A.Buf, A.index(std::move(I), std::move(Kv)));
       };
     }
-    if (B.Buf->getDType() != Acc || !B.hasUnitColumnStride()) {
+    bool BF16 = B.Buf->getDType() == DType::BF16 && Acc == DType::F32 && Widen;
+    if (BF16 && canWidenRows(B)) {
+      BufferValue *Bp;
+      Out.push_back(allocLocal("Bp", Acc, {K, N}, Bp));
+      widenRows(Out, Bp, K, N, false, [&](ExprPtr Kv, ExprPtr J) {
+        return Element(B.Buf, B.index(std::move(Kv), std::move(J)));
+      });
+      ElemB = [Bp](ExprPtr Kv, ExprPtr J) {
+        return Element(Bp, idx(std::move(Kv), std::move(J)));
+      };
+    } else if (BF16 && Transpose && transposesPairs(B)) {
+      // B stored [N, K]: its pairs of K steps transposed in 16 x 16
+      // blocks, then each row of pairs split into two rows of f32.
+      BufferValue *Pairs = packPairsOfB(Out, B, N, K, N);
+      BufferValue *Bp;
+      int64_t Kp = (K + 1) / 2;
+      Out.push_back(allocLocal("Bp", Acc, {2 * Kp, N}, Bp));
+      widenRows(Out, Bp, Kp, N, true, [&](ExprPtr P, ExprPtr J) {
+        return Element(Pairs, idx(std::move(P), ex::mul(std::move(J), ex::intLit(2))));
+      });
+      ElemB = [Bp](ExprPtr Kv, ExprPtr J) {
+        return Element(Bp, idx(std::move(Kv), std::move(J)));
+      };
+    } else if (B.Buf->getDType() != Acc || !B.hasUnitColumnStride()) {
+      if (BF16)
+        Remarks.missed(Op.getLoc(), "B of the gemm converted to f32 one element at a "
+                                    "time: it is " + bf16PackMissReason(B));
       BufferValue *Bp;
       Out.push_back(allocLocal("Bp", Acc, {K, N}, Bp));
       Out.push_back(parallel2("k", K, "j", N, [&](Value *Kv, Value *J) {
@@ -722,6 +777,120 @@ private:
     }));
   }
 
+  /// Whether \p B is transposed and on-chip (or local) with a constant
+  /// shape, so that cpu.transpose_pairs can read its 16 x 16 blocks of
+  /// pairs.
+  static bool transposesPairs(const MatrixRef &B) {
+    const BufferValue &BB = *B.Buf;
+    return B.Transposed && BB.getScope() != MemScope::Global &&
+           BB.getStrides().empty() && llvm::all_of(BB.getShape(), [](const ExprPtr &E) {
+             return E->getConstInt().has_value();
+           });
+  }
+
+  /// B of \p K x \p N bf16 elements packed as pairs of K steps into a new
+  /// local Bp[(K + 1) / 2, 2 * Npad], Bp[kp, 2j + e] = B[2kp + e, j]: an
+  /// odd K's last step paired with zero, columns N to Npad zero, whole
+  /// 16 x 16 blocks of pairs of a transposed on-chip B by one
+  /// cpu.transpose_pairs each, the rest element by element.
+  BufferValue *packPairsOfB(Stmts &Out, const MatrixRef &B, int64_t N, int64_t K,
+                            int64_t Npad) {
+    int64_t Kp = (K + 1) / 2;
+    BufferValue *Bp;
+    Out.push_back(allocLocal("Bp", DType::BF16, {Kp, 2 * Npad}, Bp));
+    int64_t KpT = 0, NT = 0;
+    if (transposesPairs(B)) {
+      KpT = K / 2 / kDotLanes * kDotLanes;
+      NT = N / kDotLanes * kDotLanes;
+    }
+    // In serial loops rather than unrolled: the 16 loads of each
+    // transpose address B's buffer, and past 100 uses of an alloca LLVM's
+    // capture tracking gives up, takes it as escaped, and can no longer
+    // tell the copy into it from the tensor it copies (which then stays
+    // scalar: no memcpy, no SLP).
+    forBlocks(Out, "tj", NT / kDotLanes, kDotLanes, [&](Stmts &S, IdxFn, IdxFn J) {
+      forBlocks(S, "tp", KpT / kDotLanes, kDotLanes, [&](Stmts &S2, IdxFn, IdxFn P) {
+        S2.push_back(cpuOp(Transpose,
+                           Element(Bp, idx(P(), ex::mul(J(), ex::intLit(2)))),
+                           Element(B.Buf, B.index(ex::mul(P(), ex::intLit(2)), J()))));
+      });
+    });
+    auto FromB = [&](ExprPtr P, ExprPtr J, int64_t E) {
+      return B.load(ex::add(ex::mul(std::move(P), ex::intLit(2)), ex::intLit(E)),
+                    std::move(J));
+    };
+    auto Zero = [](ExprPtr, ExprPtr, int64_t) { return ex::zero(DType::BF16); };
+    // The rest of the whole pairs: K steps past the transposed blocks, then
+    // columns past them.
+    packPairs(Out, Bp, KpT, K / 2, 0, N, FromB);
+    packPairs(Out, Bp, 0, KpT, NT, N, FromB);
+    // An odd K's last step, paired with zero; zero columns up to Npad.
+    packPairs(Out, Bp, K / 2, Kp, 0, N, [&](ExprPtr P, ExprPtr J, int64_t E) {
+      return E == 0 ? FromB(std::move(P), std::move(J), 0) : ex::zero(DType::BF16);
+    });
+    packPairs(Out, Bp, 0, Kp, N, Npad, Zero);
+    return Bp;
+  }
+
+  /// Whether cpu.widen_bf16 can read the rows of \p X in place: not
+  /// transposed and without declared strides (its rows contiguous).
+  bool canWidenRows(const MatrixRef &X) const {
+    return Widen && !X.Transposed && X.Buf->getStrides().empty();
+  }
+
+  /// Why canWidenRows(X) is false.
+  std::string bf16PackMissReason(const MatrixRef &X) const {
+    if (!Widen || !Transpose)
+      return "the cpu dialect is not registered";
+    if (!X.Buf->getStrides().empty())
+      return "%" + X.Buf->getName().str() + ", which has declared strides";
+    return "%" + X.Buf->getName().str() + ", transposed and in " +
+           (X.Buf->getScope() == MemScope::Global
+                ? std::string("global memory")
+                : "a buffer of non-constant shape") +
+           " (a transposed operand is converted in blocks where it is on-chip with "
+           "a constant shape, B only)";
+  }
+
+  /// Rows [0, Rows) of the new f32 buffer \p Dst, Cols elements each, from
+  /// the bf16 elements at Src(r, c) (contiguous in c) by cpu.widen_bf16 of
+  /// 16 lanes (the last of a row of fewer); with \p Pairs, Src(r, c) are
+  /// the pairs of Src's row r, split into rows 2r and 2r + 1 of Dst.
+  void widenRows(Stmts &Out, BufferValue *Dst, int64_t Rows, int64_t Cols, bool Pairs,
+                 const ElementFn &Src) {
+    constexpr int64_t L = kDotLanes;
+    int64_t Whole = Cols / L, Rest = Cols % L;
+    Out.push_back(loop(LoopKind::Serial, "r", Rows, [&](Value *R) {
+      auto Row = [&] {
+        return Pairs ? ex::mul(ex::ref(R), ex::intLit(2)) : ex::ref(R);
+      };
+      auto Op = [&](ExprPtr Col, int64_t Lanes) {
+        AttributeList A;
+        A.set("lanes", Attribute::getInt(Lanes));
+        if (Pairs)
+          A.set("pairs", Attribute::getBool(true));
+        std::vector<Element> Elems;
+        Elems.push_back(Src(ex::ref(R), Col->clone()));
+        Elems.insert(Elems.begin(), Element(Dst, idx(Row(), std::move(Col))));
+        return cpuOpWith(Widen, std::move(A), std::move(Elems));
+      };
+      Stmts S;
+      // Up to 4 vectors a row unrolled, more in a loop.
+      if (Whole > 4)
+        S.push_back(loop(LoopKind::Serial, "c", Whole, [&](Value *C) {
+          Stmts In;
+          In.push_back(Op(ex::mul(ex::ref(C), ex::intLit(L)), L));
+          return In;
+        }));
+      else
+        for (int64_t C = 0; C != Whole; ++C)
+          S.push_back(Op(ex::intLit(C * L), L));
+      if (Rest)
+        S.push_back(Op(ex::intLit(Whole * L), Rest));
+      return S;
+    }));
+  }
+
   /// gemm of bf16 A and B into f32 C on vdpbf16ps: B packed as pairs of
   /// K steps, Bp[kp, 2j + e] = B[2kp + e, j], N padded with zeros to whole
   /// vectors and an odd K with a zero step; A read in place as pairs
@@ -733,38 +902,7 @@ private:
                      llvm::ArrayRef<NextTile> Next) {
     Stmts Out;
     int64_t Kp = (K + 1) / 2, Npad = (N + kDotLanes - 1) / kDotLanes * kDotLanes;
-    BufferValue *Bp;
-    Out.push_back(allocLocal("Bp", DType::BF16, {Kp, 2 * Npad}, Bp));
-    // Whole 16 x 16 blocks of pairs of a transposed on-chip B: one
-    // cpu.transpose_pairs each.
-    int64_t KpT = 0, NT = 0;
-    const BufferValue &BB = *B.Buf;
-    bool OnChip = BB.getScope() != MemScope::Global && BB.getStrides().empty() &&
-                  llvm::all_of(BB.getShape(), [](const ExprPtr &E) {
-                    return E->getConstInt().has_value();
-                  });
-    if (B.Transposed && OnChip) {
-      KpT = K / 2 / kDotLanes * kDotLanes;
-      NT = N / kDotLanes * kDotLanes;
-    }
-    for (int64_t J = 0; J < NT; J += kDotLanes)
-      for (int64_t P = 0; P < KpT; P += kDotLanes)
-        Out.push_back(cpuOp(Transpose, Element(Bp, idx(ex::intLit(P), ex::intLit(2 * J))),
-                            Element(B.Buf, B.index(ex::intLit(2 * P), ex::intLit(J)))));
-    auto FromB = [&](ExprPtr P, ExprPtr J, int64_t E) {
-      return B.load(ex::add(ex::mul(std::move(P), ex::intLit(2)), ex::intLit(E)),
-                    std::move(J));
-    };
-    auto Zero = [](ExprPtr, ExprPtr, int64_t) { return ex::zero(DType::BF16); };
-    // The rest of the whole pairs: K steps past the transposed blocks, then
-    // columns past them.
-    packPairs(Out, Bp, KpT, K / 2, 0, N, FromB);
-    packPairs(Out, Bp, 0, KpT, NT, N, FromB);
-    // An odd K's last step, paired with zero; zero columns up to a vector.
-    packPairs(Out, Bp, K / 2, Kp, 0, N, [&](ExprPtr P, ExprPtr J, int64_t E) {
-      return E == 0 ? FromB(std::move(P), std::move(J), 0) : ex::zero(DType::BF16);
-    });
-    packPairs(Out, Bp, 0, Kp, N, Npad, Zero);
+    BufferValue *Bp = packPairsOfB(Out, B, N, K, Npad);
 
     // A's pairs: (buffer, indices of A[i, 2kp]).
     std::function<Element(ExprPtr, ExprPtr)> PairA;
@@ -856,7 +994,8 @@ private:
   int64_t ForcedMR, ForcedNR;
   const OpInfo *Prefetch;
   int64_t Distance;
-  const OpInfo *Dot, *Transpose, *Fma, *CopyLanes;
+  const OpInfo *Dot, *Transpose, *Fma, *CopyLanes, *Widen;
+  std::string BF16Dot;
   RemarkEmitter Remarks;
   /// The gemms whose scalar micro-kernels have been remarked on.
   std::set<const OpStmt *> Remarked;
@@ -916,7 +1055,8 @@ public:
       });
       GemmLowering L(*F, MR, NR, Prefetch, Distance, Ops.lookup("cpu.dpbf16ps"),
                      Ops.lookup("cpu.transpose_pairs"), Ops.lookup("cpu.fma"),
-                     Ops.lookup("cpu.copy_lanes"), getRemarks(M));
+                     Ops.lookup("cpu.copy_lanes"), Ops.lookup("cpu.widen_bf16"),
+                     getStringOption("bf16-dot", *F), getRemarks(M));
       for (KernelStmt *K : Kernels)
         L.lowerKernel(*K, getKernelVectorInfo(Vec, *K));
     }
