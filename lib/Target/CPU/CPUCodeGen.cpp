@@ -809,6 +809,61 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
 
 } // namespace
 
+namespace {
+
+/// The LLVM module of a compile's kernels and what optimizing and
+/// compiling it needs, kept together for KernelArtifact::FinishDeviceCode.
+struct CPUDeviceCompile {
+  CPUDeviceCompile(const BackendContext &Ctx, const Module &M, CPUVectorInfo Vec,
+                   std::unique_ptr<llvm::TargetMachine> TMIn, CPUVectorMath VMIn)
+      : TM(std::move(TMIn)), VM(std::move(VMIn)), Diags(C, M.getContext(), "cpu-codegen"),
+        LM("tile-device", C),
+        T(std::move(Vec), VM, TM->getMCSubtargetInfo()->checkFeatures("+avx512f"),
+          TM->getMCSubtargetInfo()->checkFeatures("+avx512dq"), M.getContext().getRemarks()),
+        Remarks(M.getContext().getRemarks()), Pipeline(getPipeline(Ctx.getTarget())),
+        KeepIR(Ctx.keepsLLVMIR()), KeepAsm(Ctx.keepsAssembly()) {
+    Diags.setLocator([this](const llvm::Value *Region) { return locateLoop(T, Region); });
+  }
+
+  /// Optimizes and compiles LM into \p Artifact's device fields.
+  llvm::Error run(KernelArtifact &Artifact) {
+    // foldExpShifts' remarks, once per loop and message.
+    std::set<std::pair<const char *, std::string>> Said;
+    auto ExpRemark = [&](const llvm::Instruction &I, bool Passed, llvm::StringRef Message) {
+      RemarkKind Kind = Passed ? RemarkKind::Passed : RemarkKind::Missed;
+      if (!Remarks.isEnabled(Kind, "cpu-codegen"))
+        return;
+      llvm::SMLoc Loc = locateLoop(T, &I);
+      if (Said.insert({Loc.getPointer(), Message.str()}).second)
+        Remarks.emit(Kind, "cpu-codegen", Loc, Message);
+    };
+    // Assembly needs a second run of the code generator: only when asked.
+    if (llvm::Error E = compile(LM, *TM, VM, Pipeline, Artifact.DeviceCode,
+                                KeepIR ? &Artifact.DeviceSource : nullptr, Artifact.Notes,
+                                Artifact.Timings, ExpRemark,
+                                KeepAsm ? &Artifact.Notes["device-asm"] : nullptr))
+      return E;
+    return Diags.takeError("CPU code generation failed:");
+  }
+
+  llvm::LLVMContext C;
+  std::unique_ptr<llvm::TargetMachine> TM;
+  CPUVectorMath VM;
+  LLVMDiagnosticHandler Diags;
+  llvm::Module LM;
+  CPUDeviceTarget T;
+  RemarkEngine &Remarks;
+  LLVMPipeline Pipeline;
+  bool KeepIR, KeepAsm;
+};
+
+} // namespace
+
+/// Emits the kernels' LLVM IR, and leaves its optimization and code
+/// generation, most of the time of a compile, to FinishDeviceCode: the
+/// host code needs only the kernels' entries (names, arguments,
+/// specializations), so compileModule generates it on another core
+/// meanwhile.
 llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
                                   KernelArtifact &Artifact) {
   if (Ctx.getTarget().getKind().Name == llvm::StringRef("c"))
@@ -823,38 +878,15 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   auto VM = CPUVectorMath::get(Ctx.getTarget(), **TM);
   if (!VM)
     return VM.takeError();
-  llvm::LLVMContext C;
-  LLVMDiagnosticHandler Diags(C, M.getContext(), "cpu-codegen");
-  llvm::Module LM("tile-device", C);
-  CPUDeviceTarget T(std::move(*Vec), *VM,
-                    (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512f"),
-                    (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512dq"),
-                    M.getContext().getRemarks());
-  Diags.setLocator([&T](const llvm::Value *Region) { return locateLoop(T, Region); });
-  if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
+  auto D = std::make_shared<CPUDeviceCompile>(Ctx, M, std::move(*Vec), std::move(*TM),
+                                              std::move(*VM));
+  if (llvm::Error E = emitDeviceKernels(M, D->T, D->LM, Artifact))
     return E;
-  allowReciprocals(LM);
+  allowReciprocals(D->LM);
   Phases.done("llvm-ir");
-  // foldExpShifts' remarks, once per loop and message.
-  RemarkEngine &Remarks = M.getContext().getRemarks();
-  std::set<std::pair<const char *, std::string>> Said;
-  auto ExpRemark = [&](const llvm::Instruction &I, bool Passed, llvm::StringRef Message) {
-    RemarkKind Kind = Passed ? RemarkKind::Passed : RemarkKind::Missed;
-    if (!Remarks.isEnabled(Kind, "cpu-codegen"))
-      return;
-    llvm::SMLoc Loc = locateLoop(T, &I);
-    if (Said.insert({Loc.getPointer(), Message.str()}).second)
-      Remarks.emit(Kind, "cpu-codegen", Loc, Message);
-  };
   Artifact.DeviceFmt = DeviceFormat::Object;
-  // Assembly needs a second run of the code generator: only when asked.
-  if (llvm::Error E =
-          compile(LM, **TM, *VM, getPipeline(Ctx.getTarget()), Artifact.DeviceCode,
-                  Ctx.keepsLLVMIR() ? &Artifact.DeviceSource : nullptr,
-                  Artifact.Notes, Artifact.Timings, ExpRemark,
-                  Ctx.keepsAssembly() ? &Artifact.Notes["device-asm"] : nullptr))
-    return E;
-  return Diags.takeError("CPU code generation failed:");
+  Artifact.FinishDeviceCode = [D](KernelArtifact &A) { return D->run(A); };
+  return llvm::Error::success();
 }
 
 llvm::Error generateCPUHostCode(const BackendContext &Ctx, const Module &M,
