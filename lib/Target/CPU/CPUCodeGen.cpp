@@ -25,6 +25,7 @@
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/PatternMatch.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/OptBisect.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Target/TargetMachine.h"
@@ -763,6 +764,42 @@ LLVMPipeline getPipeline(const TargetSpec &T) {
                                                           : LLVMPipeline::Kernel;
 }
 
+/// The LLVM context's pass gate for `-llvm_codegen=nolsr`: the code
+/// generator's loop strength reduction (and its preparation of the loops'
+/// freeze instructions) does not run, which takes ~14 of the ~45 ms of the
+/// f32 GEMM's code generation on the Xeon of docs/Performance.md. The
+/// passes ask the gate of the module's context (as they ask -opt-bisect-limit
+/// and -opt-disable, whose gate this one then consults), so the choice is
+/// this compile's and not the process's.
+class CPUCodeGenPassGate : public llvm::OptPassGate {
+public:
+  /// Stands as \p C's gate until destroyed.
+  explicit CPUCodeGenPassGate(llvm::LLVMContext &C) : C(C), Outer(C.getOptPassGate()) {
+    C.setOptPassGate(*this);
+  }
+  ~CPUCodeGenPassGate() override { C.setOptPassGate(Outer); }
+  CPUCodeGenPassGate(const CPUCodeGenPassGate &) = delete;
+  CPUCodeGenPassGate &operator=(const CPUCodeGenPassGate &) = delete;
+
+  bool isEnabled() const override { return true; }
+  bool shouldRunPass(llvm::StringRef Pass, llvm::StringRef IR) const override {
+    if (Pass == "Loop Strength Reduction" ||
+        Pass == "Canonicalize Freeze Instructions in Loops")
+      return false;
+    return !Outer.isEnabled() || Outer.shouldRunPass(Pass, IR);
+  }
+
+private:
+  llvm::LLVMContext &C;
+  llvm::OptPassGate &Outer;
+};
+
+/// Whether \p T's `llvm_codegen` (unset: O3) leaves out loop strength
+/// reduction.
+bool skipsLoopStrengthReduction(const TargetSpec &T) {
+  return T.getAttr("llvm_codegen").value_or("O3") == "nolsr";
+}
+
 /// \p Pipeline (with the vector math library's vector variants) + object code,
 /// keeping, when given, the optimized IR as readable source in \p Source
 /// and the assembly in \p Asm. The library, when the code calls it, goes into \p Notes
@@ -772,7 +809,8 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
                     LLVMPipeline Pipeline, std::string &Object, std::string *Source,
                     std::map<std::string, std::string> &Notes,
                     std::vector<KernelArtifact::CodeGenTiming> &Timings,
-                    const ExpShiftRemark &ExpRemark, std::string *Asm = nullptr) {
+                    const ExpShiftRemark &ExpRemark, std::string *Asm,
+                    bool SkipLSR) {
   CodeGenPhaseTimer Phases(Timings);
   llvm::TargetLibraryInfoImpl Libraries(TM.getTargetTriple());
   VM.addMappings(Libraries);
@@ -790,6 +828,11 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
                                             : "none: ") +
                            VM.getUnavailableReason().str();
   streamGlobalStores(LM);
+  // For the code generator only (the middle end's passes have their own
+  // pipeline), and taken down with it.
+  std::optional<CPUCodeGenPassGate> Gate;
+  if (SkipLSR)
+    Gate.emplace(LM.getContext());
   if (Source)
     *Source = printLLVMModule(LM);
   if (Asm) {
@@ -821,7 +864,8 @@ struct CPUDeviceCompile {
         T(std::move(Vec), VM, TM->getMCSubtargetInfo()->checkFeatures("+avx512f"),
           TM->getMCSubtargetInfo()->checkFeatures("+avx512dq"), M.getContext().getRemarks()),
         Remarks(M.getContext().getRemarks()), Pipeline(getPipeline(Ctx.getTarget())),
-        KeepIR(Ctx.keepsLLVMIR()), KeepAsm(Ctx.keepsAssembly()) {
+        KeepIR(Ctx.keepsLLVMIR()), KeepAsm(Ctx.keepsAssembly()),
+        SkipLSR(skipsLoopStrengthReduction(Ctx.getTarget())) {
     Diags.setLocator([this](const llvm::Value *Region) { return locateLoop(T, Region); });
   }
 
@@ -841,7 +885,7 @@ struct CPUDeviceCompile {
     if (llvm::Error E = compile(LM, *TM, VM, Pipeline, Artifact.DeviceCode,
                                 KeepIR ? &Artifact.DeviceSource : nullptr, Artifact.Notes,
                                 Artifact.Timings, ExpRemark,
-                                KeepAsm ? &Artifact.Notes["device-asm"] : nullptr))
+                                KeepAsm ? &Artifact.Notes["device-asm"] : nullptr, SkipLSR))
       return E;
     return Diags.takeError("CPU code generation failed:");
   }
@@ -854,7 +898,7 @@ struct CPUDeviceCompile {
   CPUDeviceTarget T;
   RemarkEngine &Remarks;
   LLVMPipeline Pipeline;
-  bool KeepIR, KeepAsm;
+  bool KeepIR, KeepAsm, SkipLSR;
 };
 
 } // namespace
