@@ -916,7 +916,7 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   llvm::Expected<CPUVectorInfo> Vec = getCPUVectorInfo(Ctx.getTarget());
   if (!Vec)
     return Vec.takeError();
-  auto TM = getCPUTargetMachine(Ctx.getTarget());
+  auto TM = takeCPUTargetMachine(Ctx.getTarget());
   if (!TM)
     return TM.takeError();
   auto VM = CPUVectorMath::get(Ctx.getTarget(), **TM);
