@@ -62,9 +62,10 @@ defvar CpuLlvmOpt = TargetEnumAttr<"llvm_opt", ["kernel", "O3"], "",
 defvar CpuLlvmCodegen = TargetEnumAttr<"llvm_codegen", ["O3", "nolsr"], "",
                                        "LLVM code generation: O3, or O3 "
                                        "without loop strength reduction "
-                                       "(nolsr: a sixth less compile time "
-                                       "for the f32 GEMM; the kernels' code "
-                                       "differs); unset: O3">;
+                                       "(nolsr: a third less code "
+                                       "generation time for the f32 GEMM; "
+                                       "the kernels' code differs); unset: "
+                                       "O3">;
 
 def CpuKind : TargetKind<"cpu"> {
   let Summary = "this machine's CPU, LLVM IR run through ORC";

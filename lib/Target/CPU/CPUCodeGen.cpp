@@ -766,8 +766,9 @@ LLVMPipeline getPipeline(const TargetSpec &T) {
 
 /// The LLVM context's pass gate for `-llvm_codegen=nolsr`: the code
 /// generator's loop strength reduction (and its preparation of the loops'
-/// freeze instructions) does not run, which takes ~14 of the ~45 ms of the
-/// f32 GEMM's code generation on the Xeon of docs/Performance.md. The
+/// freeze instructions) does not run, which takes about a third of the
+/// f32 GEMM's code generation time on the 2-core Xeon VM of
+/// bench/cpu/compile-latency-2026-12-07-0325-ab.txt. The
 /// passes ask the gate of the module's context (as they ask -opt-bisect-limit
 /// and -opt-disable, whose gate this one then consults), so the choice is
 /// this compile's and not the process's.
