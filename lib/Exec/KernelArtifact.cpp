@@ -78,6 +78,16 @@ std::vector<const std::string *> KernelArtifact::getHostLinkedObjects() const {
   return {&HostObject};
 }
 
+llvm::Error KernelArtifact::finishDeviceCode() {
+  if (!FinishDeviceCode)
+    return llvm::Error::success();
+  // Cleared first: what it holds (an LLVM module, a target machine) goes
+  // when it returns.
+  auto Finish = std::move(FinishDeviceCode);
+  FinishDeviceCode = nullptr;
+  return Finish(*this);
+}
+
 const ArtifactEntry *KernelArtifact::findEntry(llvm::StringRef Name) const {
   for (const ArtifactEntry &E : Entries)
     if (E.Name == Name)

@@ -75,6 +75,7 @@ void RemarkEngine::emit(RemarkKind K, llvm::StringRef PassName,
 void RemarkEngine::emit(const Remark &R) {
   if (!isEnabled(R.Kind, R.PassName))
     return;
+  std::lock_guard<std::mutex> Guard(EmitLock);
   ++NumEmitted;
   if (Hook) {
     Hook(R);

@@ -124,6 +124,8 @@ int tile::runLLC(const LLCOptions &Opts, const TargetRegistry &Registry,
       A.Target = Ctx->getTarget().str();
       if (llvm::Error E = Ctx->getBackend().DeviceCodeGen(*Ctx, *M, A))
         return reportToolError(std::move(E), "tile-llc", Err);
+      if (llvm::Error E = A.finishDeviceCode())
+        return reportToolError(std::move(E), "tile-llc", Err);
       addToolchainResources(Usage, A);
       OK = checkToolchainResourceLimits(*Ctx, Usage, Diag);
     } else {

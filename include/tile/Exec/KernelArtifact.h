@@ -15,6 +15,7 @@
 #include "tile/Exec/ExecutionBackend.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -214,6 +215,18 @@ public:
   /// math library; an executor that links the device code loads them.
   std::map<std::string, std::string> Notes;
   static constexpr const char *kSharedLibrariesNote = "shared-libraries";
+
+  /// The rest of device code generation, when a backend's DeviceCodeGen
+  /// returns with it still to do (the CPU backend: its LLVM optimization
+  /// and code generation, once the kernels' entries are in Entries). It
+  /// writes only the device fields (DeviceCode, DeviceSource, Notes,
+  /// Timings), so compileModule runs it while another thread generates
+  /// the host code. It needs what DeviceCodeGen was given; whoever calls
+  /// DeviceCodeGen calls finishDeviceCode before they go. Not written to
+  /// files.
+  std::function<llvm::Error(KernelArtifact &)> FinishDeviceCode;
+  /// Runs and clears FinishDeviceCode, if set.
+  llvm::Error finishDeviceCode();
 
   const ArtifactEntry *findEntry(llvm::StringRef Name) const;
   /// The error for an entry point \p Name the artifact lacks, naming the

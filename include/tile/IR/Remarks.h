@@ -24,6 +24,7 @@
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/SourceMgr.h"
 #include <functional>
+#include <mutex>
 #include <string>
 
 namespace tile {
@@ -78,7 +79,9 @@ public:
   bool isEnabled(RemarkKind K, llvm::StringRef PassName) const {
     return Filter.isEnabled(K, PassName);
   }
-  /// Reports \p R if the filter enables it.
+  /// Reports \p R if the filter enables it. Threads may report at once
+  /// (compileModule generates host code beside device code): one at a
+  /// time reaches the handler or the output.
   void emit(const Remark &R);
   void emit(RemarkKind K, llvm::StringRef PassName, llvm::SMLoc Loc,
             const llvm::Twine &Message);
@@ -92,6 +95,7 @@ private:
   llvm::raw_ostream *OS = nullptr;
   llvm::SourceMgr *SM = nullptr;
   unsigned NumEmitted = 0;
+  std::mutex EmitLock;
 };
 
 /// One pass's (or backend stage's) handle on a RemarkEngine: its remarks

@@ -58,16 +58,25 @@ defvar CpuLlvmOpt = TargetEnumAttr<"llvm_opt", ["kernel", "O3"], "",
                                    "passes that gave the kernels nothing), "
                                    "O3; unset: kernel">;
 
+// Unset: O3 (CPUCodeGen.cpp, CPUCodeGenPassGate).
+defvar CpuLlvmCodegen = TargetEnumAttr<"llvm_codegen", ["O3", "nolsr"], "",
+                                       "LLVM code generation: O3, or O3 "
+                                       "without loop strength reduction "
+                                       "(nolsr: a third less code "
+                                       "generation time for the f32 GEMM; "
+                                       "the kernels' code differs); unset: "
+                                       "O3">;
+
 def CpuKind : TargetKind<"cpu"> {
   let Summary = "this machine's CPU, LLVM IR run through ORC";
   let Aliases = ["host"];
-  let Attrs = [CpuMcpu, CpuVeclib, CpuExp, CpuLlvmOpt];
+  let Attrs = [CpuMcpu, CpuVeclib, CpuExp, CpuLlvmOpt, CpuLlvmCodegen];
   let DefaultHost = 1;
 }
 
 def LlvmKind : TargetKind<"llvm"> {
   let Summary = "LLVM IR for a CPU";
-  let Attrs = [CpuMcpu, CpuVeclib, CpuExp, CpuLlvmOpt];
+  let Attrs = [CpuMcpu, CpuVeclib, CpuExp, CpuLlvmOpt, CpuLlvmCodegen];
 }
 
 def CKind : TargetKind<"c"> {

@@ -25,6 +25,7 @@
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/PatternMatch.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/OptBisect.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Target/TargetMachine.h"
@@ -763,6 +764,43 @@ LLVMPipeline getPipeline(const TargetSpec &T) {
                                                           : LLVMPipeline::Kernel;
 }
 
+/// The LLVM context's pass gate for `-llvm_codegen=nolsr`: the code
+/// generator's loop strength reduction (and its preparation of the loops'
+/// freeze instructions) does not run, which takes about a third of the
+/// f32 GEMM's code generation time on the 2-core Xeon VM of
+/// bench/cpu/compile-latency-2026-12-07-0325-ab.txt. The
+/// passes ask the gate of the module's context (as they ask -opt-bisect-limit
+/// and -opt-disable, whose gate this one then consults), so the choice is
+/// this compile's and not the process's.
+class CPUCodeGenPassGate : public llvm::OptPassGate {
+public:
+  /// Stands as \p C's gate until destroyed.
+  explicit CPUCodeGenPassGate(llvm::LLVMContext &C) : C(C), Outer(C.getOptPassGate()) {
+    C.setOptPassGate(*this);
+  }
+  ~CPUCodeGenPassGate() override { C.setOptPassGate(Outer); }
+  CPUCodeGenPassGate(const CPUCodeGenPassGate &) = delete;
+  CPUCodeGenPassGate &operator=(const CPUCodeGenPassGate &) = delete;
+
+  bool isEnabled() const override { return true; }
+  bool shouldRunPass(llvm::StringRef Pass, llvm::StringRef IR) const override {
+    if (Pass == "Loop Strength Reduction" ||
+        Pass == "Canonicalize Freeze Instructions in Loops")
+      return false;
+    return !Outer.isEnabled() || Outer.shouldRunPass(Pass, IR);
+  }
+
+private:
+  llvm::LLVMContext &C;
+  llvm::OptPassGate &Outer;
+};
+
+/// Whether \p T's `llvm_codegen` (unset: O3) leaves out loop strength
+/// reduction.
+bool skipsLoopStrengthReduction(const TargetSpec &T) {
+  return T.getAttr("llvm_codegen").value_or("O3") == "nolsr";
+}
+
 /// \p Pipeline (with the vector math library's vector variants) + object code,
 /// keeping, when given, the optimized IR as readable source in \p Source
 /// and the assembly in \p Asm. The library, when the code calls it, goes into \p Notes
@@ -772,7 +810,8 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
                     LLVMPipeline Pipeline, std::string &Object, std::string *Source,
                     std::map<std::string, std::string> &Notes,
                     std::vector<KernelArtifact::CodeGenTiming> &Timings,
-                    const ExpShiftRemark &ExpRemark, std::string *Asm = nullptr) {
+                    const ExpShiftRemark &ExpRemark, std::string *Asm,
+                    bool SkipLSR) {
   CodeGenPhaseTimer Phases(Timings);
   llvm::TargetLibraryInfoImpl Libraries(TM.getTargetTriple());
   VM.addMappings(Libraries);
@@ -790,6 +829,11 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
                                             : "none: ") +
                            VM.getUnavailableReason().str();
   streamGlobalStores(LM);
+  // For the code generator only (the middle end's passes have their own
+  // pipeline), and taken down with it.
+  std::optional<CPUCodeGenPassGate> Gate;
+  if (SkipLSR)
+    Gate.emplace(LM.getContext());
   if (Source)
     *Source = printLLVMModule(LM);
   if (Asm) {
@@ -809,6 +853,62 @@ llvm::Error compile(llvm::Module &LM, llvm::TargetMachine &TM, const CPUVectorMa
 
 } // namespace
 
+namespace {
+
+/// The LLVM module of a compile's kernels and what optimizing and
+/// compiling it needs, kept together for KernelArtifact::FinishDeviceCode.
+struct CPUDeviceCompile {
+  CPUDeviceCompile(const BackendContext &Ctx, const Module &M, CPUVectorInfo Vec,
+                   std::unique_ptr<llvm::TargetMachine> TMIn, CPUVectorMath VMIn)
+      : TM(std::move(TMIn)), VM(std::move(VMIn)), Diags(C, M.getContext(), "cpu-codegen"),
+        LM("tile-device", C),
+        T(std::move(Vec), VM, TM->getMCSubtargetInfo()->checkFeatures("+avx512f"),
+          TM->getMCSubtargetInfo()->checkFeatures("+avx512dq"), M.getContext().getRemarks()),
+        Remarks(M.getContext().getRemarks()), Pipeline(getPipeline(Ctx.getTarget())),
+        KeepIR(Ctx.keepsLLVMIR()), KeepAsm(Ctx.keepsAssembly()),
+        SkipLSR(skipsLoopStrengthReduction(Ctx.getTarget())) {
+    Diags.setLocator([this](const llvm::Value *Region) { return locateLoop(T, Region); });
+  }
+
+  /// Optimizes and compiles LM into \p Artifact's device fields.
+  llvm::Error run(KernelArtifact &Artifact) {
+    // foldExpShifts' remarks, once per loop and message.
+    std::set<std::pair<const char *, std::string>> Said;
+    auto ExpRemark = [&](const llvm::Instruction &I, bool Passed, llvm::StringRef Message) {
+      RemarkKind Kind = Passed ? RemarkKind::Passed : RemarkKind::Missed;
+      if (!Remarks.isEnabled(Kind, "cpu-codegen"))
+        return;
+      llvm::SMLoc Loc = locateLoop(T, &I);
+      if (Said.insert({Loc.getPointer(), Message.str()}).second)
+        Remarks.emit(Kind, "cpu-codegen", Loc, Message);
+    };
+    // Assembly needs a second run of the code generator: only when asked.
+    if (llvm::Error E = compile(LM, *TM, VM, Pipeline, Artifact.DeviceCode,
+                                KeepIR ? &Artifact.DeviceSource : nullptr, Artifact.Notes,
+                                Artifact.Timings, ExpRemark,
+                                KeepAsm ? &Artifact.Notes["device-asm"] : nullptr, SkipLSR))
+      return E;
+    return Diags.takeError("CPU code generation failed:");
+  }
+
+  llvm::LLVMContext C;
+  std::unique_ptr<llvm::TargetMachine> TM;
+  CPUVectorMath VM;
+  LLVMDiagnosticHandler Diags;
+  llvm::Module LM;
+  CPUDeviceTarget T;
+  RemarkEngine &Remarks;
+  LLVMPipeline Pipeline;
+  bool KeepIR, KeepAsm, SkipLSR;
+};
+
+} // namespace
+
+/// Emits the kernels' LLVM IR, and leaves its optimization and code
+/// generation, most of the time of a compile, to FinishDeviceCode: the
+/// host code needs only the kernels' entries (names, arguments,
+/// specializations), so compileModule generates it on another core
+/// meanwhile.
 llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
                                   KernelArtifact &Artifact) {
   if (Ctx.getTarget().getKind().Name == llvm::StringRef("c"))
@@ -817,44 +917,21 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   llvm::Expected<CPUVectorInfo> Vec = getCPUVectorInfo(Ctx.getTarget());
   if (!Vec)
     return Vec.takeError();
-  auto TM = getCPUTargetMachine(Ctx.getTarget());
+  auto TM = takeCPUTargetMachine(Ctx.getTarget());
   if (!TM)
     return TM.takeError();
   auto VM = CPUVectorMath::get(Ctx.getTarget(), **TM);
   if (!VM)
     return VM.takeError();
-  llvm::LLVMContext C;
-  LLVMDiagnosticHandler Diags(C, M.getContext(), "cpu-codegen");
-  llvm::Module LM("tile-device", C);
-  CPUDeviceTarget T(std::move(*Vec), *VM,
-                    (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512f"),
-                    (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512dq"),
-                    M.getContext().getRemarks());
-  Diags.setLocator([&T](const llvm::Value *Region) { return locateLoop(T, Region); });
-  if (llvm::Error E = emitDeviceKernels(M, T, LM, Artifact))
+  auto D = std::make_shared<CPUDeviceCompile>(Ctx, M, std::move(*Vec), std::move(*TM),
+                                              std::move(*VM));
+  if (llvm::Error E = emitDeviceKernels(M, D->T, D->LM, Artifact))
     return E;
-  allowReciprocals(LM);
+  allowReciprocals(D->LM);
   Phases.done("llvm-ir");
-  // foldExpShifts' remarks, once per loop and message.
-  RemarkEngine &Remarks = M.getContext().getRemarks();
-  std::set<std::pair<const char *, std::string>> Said;
-  auto ExpRemark = [&](const llvm::Instruction &I, bool Passed, llvm::StringRef Message) {
-    RemarkKind Kind = Passed ? RemarkKind::Passed : RemarkKind::Missed;
-    if (!Remarks.isEnabled(Kind, "cpu-codegen"))
-      return;
-    llvm::SMLoc Loc = locateLoop(T, &I);
-    if (Said.insert({Loc.getPointer(), Message.str()}).second)
-      Remarks.emit(Kind, "cpu-codegen", Loc, Message);
-  };
   Artifact.DeviceFmt = DeviceFormat::Object;
-  // Assembly needs a second run of the code generator: only when asked.
-  if (llvm::Error E =
-          compile(LM, **TM, *VM, getPipeline(Ctx.getTarget()), Artifact.DeviceCode,
-                  Ctx.keepsLLVMIR() ? &Artifact.DeviceSource : nullptr,
-                  Artifact.Notes, Artifact.Timings, ExpRemark,
-                  Ctx.keepsAssembly() ? &Artifact.Notes["device-asm"] : nullptr))
-    return E;
-  return Diags.takeError("CPU code generation failed:");
+  Artifact.FinishDeviceCode = [D](KernelArtifact &A) { return D->run(A); };
+  return llvm::Error::success();
 }
 
 llvm::Error generateCPUHostCode(const BackendContext &Ctx, const Module &M,

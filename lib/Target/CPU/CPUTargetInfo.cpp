@@ -163,14 +163,36 @@ unsigned getFixedVectorBits(const llvm::TargetTransformInfo &TTI) {
 
 } // namespace
 
+// getCPUVectorInfo's answers and the machines of its probes, by target
+// string. Three passes and codegen ask for each compile; each answer costs
+// a TargetMachine (host CPU detection, subtarget features) and the probes
+// (together 1-2 ms here), and depends only on the target (its canonical
+// string holds every attribute set, mcpu, veclib and exp included) and on
+// this process's host. Autotuning compiles on many threads, hence the
+// lock.
+static std::mutex &getCPUInfoLock() {
+  static std::mutex Lock;
+  return Lock;
+}
+static std::map<std::string, CPUVectorInfo, std::less<>> &getKnownVectorInfo() {
+  static std::map<std::string, CPUVectorInfo, std::less<>> Known;
+  return Known;
+}
+static std::map<std::string, llvm::TargetMachine *> &getSpareTargetMachines() {
+  static std::map<std::string, llvm::TargetMachine *> Spare;
+  return Spare;
+}
+
 /// What getCPUVectorInfo computes, uncached: a TargetMachine for the CPU
-/// and three cost-model probes.
-static llvm::Expected<CPUVectorInfo> computeCPUVectorInfo(const TargetSpec &T) {
+/// (left in \p MadeTM) and three cost-model probes.
+static llvm::Expected<CPUVectorInfo>
+computeCPUVectorInfo(const TargetSpec &T, std::unique_ptr<llvm::TargetMachine> &MadeTM) {
   auto TM = getCPUTargetMachine(T);
   if (!TM)
     return TM.takeError();
-  Probe P(**TM);
-  llvm::TargetTransformInfo TTI = (*TM)->getTargetTransformInfo(*P.F);
+  MadeTM = std::move(*TM);
+  Probe P(*MadeTM);
+  llvm::TargetTransformInfo TTI = MadeTM->getTargetTransformInfo(*P.F);
   CPUVectorInfo Info;
   unsigned Regs = TTI.getNumberOfRegisters(TTI.getRegisterClassForType(true));
   if (unsigned Bits = getFixedVectorBits(TTI))
@@ -179,21 +201,21 @@ static llvm::Expected<CPUVectorInfo> computeCPUVectorInfo(const TargetSpec &T) {
     Info.NumVectorRegs = Regs;
   if (unsigned Line = TTI.getCacheLineSize())
     Info.CacheLineBytes = Line;
-  Info.HasBF16Dot = (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
-  Info.HasF16Arith = (*TM)->getMCSubtargetInfo()->checkFeatures("+avx512fp16");
-  chooseBF16Dot(**TM, Info);
+  Info.HasBF16Dot = MadeTM->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
+  Info.HasF16Arith = MadeTM->getMCSubtargetInfo()->checkFeatures("+avx512fp16");
+  chooseBF16Dot(*MadeTM, Info);
 
   // Asked for a width beyond any register's, TTI reports the widest
   // registers the CPU has rather than the width its tuning prefers.
-  Probe Wide(**TM);
+  Probe Wide(*MadeTM);
   Wide.F->addFnAttr(kPreferVectorWidthAttr, "65536");
-  llvm::TargetTransformInfo WideTTI = (*TM)->getTargetTransformInfo(*Wide.F);
+  llvm::TargetTransformInfo WideTTI = MadeTM->getTargetTransformInfo(*Wide.F);
   Info.WidestVectorBits = std::max(Info.VectorBits, getFixedVectorBits(WideTTI));
 
   // A math function is computed lane by lane when a vector of the widest
   // width costs at least as much as one scalar call per lane (f32) and the
   // vector math library has no variant of that width.
-  auto VM = CPUVectorMath::get(T, **TM);
+  auto VM = CPUVectorMath::get(T, *MadeTM);
   if (!VM)
     return VM.takeError();
   unsigned Lanes = Info.WidestVectorBits / 32;
@@ -212,24 +234,35 @@ static llvm::Expected<CPUVectorInfo> computeCPUVectorInfo(const TargetSpec &T) {
 }
 
 llvm::Expected<CPUVectorInfo> tile::getCPUVectorInfo(const TargetSpec &T) {
-  // Three passes and codegen ask for each compile; each answer costs a
-  // TargetMachine (host CPU detection, subtarget features) and the probes
-  // (together 1-2 ms here), and depends only on the target (its canonical string
-  // holds every attribute set, mcpu, veclib and exp included) and on this
-  // process's host. Autotuning compiles on many threads, hence the lock.
-  static std::mutex Lock;
-  static std::map<std::string, CPUVectorInfo, std::less<>> Known;
   std::string Key = T.str();
   {
-    std::lock_guard<std::mutex> G(Lock);
-    if (auto It = Known.find(Key); It != Known.end())
+    std::lock_guard<std::mutex> G(getCPUInfoLock());
+    if (auto It = getKnownVectorInfo().find(Key); It != getKnownVectorInfo().end())
       return It->second;
   }
-  llvm::Expected<CPUVectorInfo> Info = computeCPUVectorInfo(T);
+  std::unique_ptr<llvm::TargetMachine> TM;
+  llvm::Expected<CPUVectorInfo> Info = computeCPUVectorInfo(T, TM);
   if (!Info)
     return Info.takeError();
-  std::lock_guard<std::mutex> G(Lock);
-  return Known.try_emplace(std::move(Key), std::move(*Info)).first->second;
+  std::lock_guard<std::mutex> G(getCPUInfoLock());
+  // The probes' machine, for takeCPUTargetMachine. Never deleted if no one
+  // takes it: a TargetMachine destroyed among the static destructors at
+  // exit could outlive parts of LLVM it uses.
+  llvm::TargetMachine *&Spare = getSpareTargetMachines()[Key];
+  if (!Spare)
+    Spare = TM.release();
+  return getKnownVectorInfo().try_emplace(std::move(Key), std::move(*Info)).first->second;
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+tile::takeCPUTargetMachine(const TargetSpec &T) {
+  {
+    std::lock_guard<std::mutex> G(getCPUInfoLock());
+    auto It = getSpareTargetMachines().find(T.str());
+    if (It != getSpareTargetMachines().end() && It->second)
+      return std::unique_ptr<llvm::TargetMachine>(std::exchange(It->second, nullptr));
+  }
+  return getCPUTargetMachine(T);
 }
 
 unsigned tile::getKernelVectorBits(const CPUVectorInfo &Info, const KernelStmt &K) {
