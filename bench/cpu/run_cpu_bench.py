@@ -206,12 +206,15 @@ def peers(args, gemm_sizes, add_n, copy_bytes, gemv_n, only=None):
 
 
 AB_ROWS = ("softmax", "layernorm", "rmsnorm", "gemv", "saxpy", "add", "memcpy")
+# Rows of the A/B table measured in GFLOP/s against OpenBLAS sgemm at 2048^3,
+# taken only when named in --ab-rows (each round takes seconds).
+AB_GEMM_ROWS = ("linear", "gemm")
 
 
 def ab_rounds(args, copy_exe, add_n, rows2, gemv_n, copy_bytes):
-    """Per memory-bound row, args.ab_rounds interleaved rounds of the Tile
-    kernel (or memcpy, for the memcpy row) and its peer; each side's
-    bandwidth in GB/s per round."""
+    """Per row, args.ab_rounds interleaved rounds of the Tile kernel (or
+    memcpy, for the memcpy row) and its peer; each side's bandwidth in GB/s
+    per round (GFLOP/s for the GEMM rows, AB_GEMM_ROWS)."""
     examples = os.path.join(ROOT, "examples")
 
     def memcpy():
@@ -227,6 +230,19 @@ def ab_rounds(args, copy_exe, add_n, rows2, gemv_n, copy_bytes):
     def sgemv():
         s = peers(args, [], add_n, copy_bytes // 2, gemv_n, only=["gemv"])["gemv"]
         return 4.0 * (gemv_n * gemv_n + 2 * gemv_n) / s / 1e9
+
+    def tile_flops(path, dims):
+        def fn():
+            r = tile_jit(args, path, dims)
+            fn.command = r["command"]
+            return r["gflops"]
+        return fn
+
+    gemm_n = 2048
+
+    def sgemm():
+        s = peers(args, [gemm_n], add_n, copy_bytes // 2, gemv_n, only=["gemm"])["gemm"]
+        return 2.0 * gemm_n ** 3 / s[str(gemm_n)] / 1e9
 
     def copyto():
         s = peers(args, [], add_n, copy_bytes // 2, gemv_n, only=["copy"])["copy"]
@@ -253,6 +269,14 @@ def ab_rounds(args, copy_exe, add_n, rows2, gemv_n, copy_bytes):
                 tile(os.path.join(examples, "elementwise_add.tile"), {"N": add_n}),
                 memcpy_name, memcpy, 0.8),
         "memcpy": (memcpy_name, memcpy, "numpy.copyto (1 thread)", copyto, None),
+        "linear": ("bf16 linear GEMM %d^3 (GFLOP/s)" % gemm_n,
+                   tile_flops(os.path.join(HERE, "linear_bf16_plain.tile"),
+                              {"M": gemm_n, "N": gemm_n, "K": gemm_n}),
+                   "OpenBLAS sgemm (f32)", sgemm, 0.8),
+        "gemm": ("f32 GEMM %d^3 (GFLOP/s)" % gemm_n,
+                 tile_flops(os.path.join(HERE, "gemm_f32.tile"),
+                            {"M": gemm_n, "N": gemm_n, "K": gemm_n}),
+                 "OpenBLAS sgemm (f32)", sgemm, 0.5),
     }
     out = []
     for key in args.ab_rows:
@@ -276,7 +300,7 @@ def print_ab(args, ab):
           "%d timed runs per measurement (median); ratio = kernel GB/s / peer GB/s "
           "of the same round" % (args.ab_rounds, args.reps))
     print()
-    print("| kernel | median GB/s | peer | peer median GB/s | ratio per round | "
+    print("| kernel | median GB/s (GFLOP/s) | peer | peer median GB/s (GFLOP/s) | ratio per round | "
           "median ratio | target | met | load average |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in ab:
@@ -324,12 +348,13 @@ def main():
     ap.add_argument("--ab-only", action="store_true",
                     help="only the A/B table (with --ab-rounds)")
     ap.add_argument("--ab-rows", default=",".join(AB_ROWS),
-                    help="rows of the A/B table, of " + ",".join(AB_ROWS))
+                    help="rows of the A/B table, of " + ",".join(AB_ROWS + AB_GEMM_ROWS) +
+                    " (the GEMM rows " + ",".join(AB_GEMM_ROWS) + " only when named)")
     args = ap.parse_args()
     args.ab_rows = [r for r in args.ab_rows.split(",") if r]
-    bad = [r for r in args.ab_rows if r not in AB_ROWS]
+    bad = [r for r in args.ab_rows if r not in AB_ROWS + AB_GEMM_ROWS]
     if bad:
-        die("unknown --ab-rows %s; rows: %s" % (",".join(bad), ",".join(AB_ROWS)))
+        die("unknown --ab-rows %s; rows: %s" % (",".join(bad), ",".join(AB_ROWS + AB_GEMM_ROWS)))
     if args.ab_only and args.ab_rounds < 1:
         die("--ab-only needs --ab-rounds N (N >= 1)")
     if not os.access(args.tile_jit, os.X_OK):
