@@ -220,23 +220,16 @@ def ab_rounds(args, copy_exe, add_n, rows2, gemv_n, copy_bytes):
     def memcpy():
         return copy_bw(copy_exe, args.threads, copy_bytes // 2, args.reps)["gbs"]
 
-    def tile(path, dims):
+    def tile(path, dims, figure="gbs"):
         def fn():
             r = tile_jit(args, path, dims)
             fn.command = r["command"]
-            return r["gbs"]
+            return r[figure]
         return fn
 
     def sgemv():
         s = peers(args, [], add_n, copy_bytes // 2, gemv_n, only=["gemv"])["gemv"]
         return 4.0 * (gemv_n * gemv_n + 2 * gemv_n) / s / 1e9
-
-    def tile_flops(path, dims):
-        def fn():
-            r = tile_jit(args, path, dims)
-            fn.command = r["command"]
-            return r["gflops"]
-        return fn
 
     gemm_n = 2048
 
@@ -270,12 +263,12 @@ def ab_rounds(args, copy_exe, add_n, rows2, gemv_n, copy_bytes):
                 memcpy_name, memcpy, 0.8),
         "memcpy": (memcpy_name, memcpy, "numpy.copyto (1 thread)", copyto, None),
         "linear": ("bf16 linear GEMM %d^3 (GFLOP/s)" % gemm_n,
-                   tile_flops(os.path.join(HERE, "linear_bf16_plain.tile"),
-                              {"M": gemm_n, "N": gemm_n, "K": gemm_n}),
+                   tile(os.path.join(HERE, "linear_bf16_plain.tile"),
+                        {"M": gemm_n, "N": gemm_n, "K": gemm_n}, "gflops"),
                    "OpenBLAS sgemm (f32)", sgemm, 0.8),
         "gemm": ("f32 GEMM %d^3 (GFLOP/s)" % gemm_n,
-                 tile_flops(os.path.join(HERE, "gemm_f32.tile"),
-                            {"M": gemm_n, "N": gemm_n, "K": gemm_n}),
+                 tile(os.path.join(HERE, "gemm_f32.tile"),
+                      {"M": gemm_n, "N": gemm_n, "K": gemm_n}, "gflops"),
                  "OpenBLAS sgemm (f32)", sgemm, 0.5),
     }
     out = []

@@ -379,6 +379,11 @@ private:
   /// An element of a buffer: the buffer and the element's indices.
   using Element = std::pair<BufferValue *, std::vector<ExprPtr>>;
   using ElementFn = std::function<Element(ExprPtr, ExprPtr)>;
+
+  /// The elements (row, column) of a packed local buffer \p P.
+  static ElementFn packedElements(BufferValue *P) {
+    return [P](ExprPtr R, ExprPtr C) { return Element(P, idx(std::move(R), std::move(C))); };
+  }
   using TileFn = std::function<void(Stmts &, IdxFn BlockRow, IdxFn Row0, IdxFn BlockCol,
                                     IdxFn Col0, int64_t TM, int64_t TN)>;
 
@@ -495,9 +500,7 @@ private:
       widenRows(Out, Ap, M, K, false, [&](ExprPtr I, ExprPtr Kv) {
         return Element(A.Buf, A.index(std::move(I), std::move(Kv)));
       });
-      ElemA = [Ap](ExprPtr I, ExprPtr Kv) {
-        return Element(Ap, idx(std::move(I), std::move(Kv)));
-      };
+      ElemA = packedElements(Ap);
     } else if (A.Buf->getDType() != Acc) {
       if (A.Buf->getDType() == DType::BF16 && Acc == DType::F32)
         Remarks.missed(Op.getLoc(), "A of the gemm converted to f32 one element at a "
@@ -510,9 +513,7 @@ private:
                           ex::castTo(A.load(ex::ref(I), ex::ref(Kv)), Acc)));
         return S;
       }));
-      ElemA = [Ap](ExprPtr I, ExprPtr Kv) {
-        return Element(Ap, idx(std::move(I), std::move(Kv)));
-      };
+      ElemA = packedElements(Ap);
     } else {
       ElemA = [&A](ExprPtr I, ExprPtr Kv) {
         return Element(A.Buf, A.index(std::move(I), std::move(Kv)));
@@ -525,9 +526,7 @@ private:
       widenRows(Out, Bp, K, N, false, [&](ExprPtr Kv, ExprPtr J) {
         return Element(B.Buf, B.index(std::move(Kv), std::move(J)));
       });
-      ElemB = [Bp](ExprPtr Kv, ExprPtr J) {
-        return Element(Bp, idx(std::move(Kv), std::move(J)));
-      };
+      ElemB = packedElements(Bp);
     } else if (BF16 && Transpose && transposesPairs(B)) {
       // B stored [N, K]: its pairs of K steps transposed in 16 x 16
       // blocks, then each row of pairs split into two rows of f32.
@@ -538,9 +537,7 @@ private:
       widenRows(Out, Bp, Kp, N, true, [&](ExprPtr P, ExprPtr J) {
         return Element(Pairs, idx(std::move(P), ex::mul(std::move(J), ex::intLit(2))));
       });
-      ElemB = [Bp](ExprPtr Kv, ExprPtr J) {
-        return Element(Bp, idx(std::move(Kv), std::move(J)));
-      };
+      ElemB = packedElements(Bp);
     } else if (B.Buf->getDType() != Acc || !B.hasUnitColumnStride()) {
       if (BF16)
         Remarks.missed(Op.getLoc(), "B of the gemm converted to f32 one element at a "
@@ -553,9 +550,7 @@ private:
                           ex::castTo(B.load(ex::ref(Kv), ex::ref(J)), Acc)));
         return S;
       }));
-      ElemB = [Bp](ExprPtr Kv, ExprPtr J) {
-        return Element(Bp, idx(std::move(Kv), std::move(J)));
-      };
+      ElemB = packedElements(Bp);
     } else {
       ElemB = [&B](ExprPtr Kv, ExprPtr J) {
         return Element(B.Buf, B.index(std::move(Kv), std::move(J)));
