@@ -173,6 +173,21 @@ void tile::rewriteExpr(ExprPtr &Slot,
   Slot = Fn(std::move(Slot));
 }
 
+void tile::remapValueRefs(Stmt &S,
+                          const llvm::DenseMap<const Value *, Value *> &Map) {
+  auto Fix = [&](ExprPtr &Slot) {
+    rewriteExpr(Slot, [&](ExprPtr E) {
+      if (auto *R = dyn_cast<RefExpr>(E.get()))
+        if (Value *To = Map.lookup(R->getValue()))
+          R->setValue(To);
+      return E;
+    });
+  };
+  forEachExprSlot(S, Fix);
+  for (Block *N : getNestedBlocks(S))
+    walkStmts(*N, [&](Stmt &X) { forEachExprSlot(X, Fix); });
+}
+
 void tile::forEachUse(const Expr &E,
                       llvm::function_ref<void(const Value *)> Fn) {
   if (const auto *R = dyn_cast<RefExpr>(&E))

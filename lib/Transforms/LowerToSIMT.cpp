@@ -555,19 +555,9 @@ private:
     }
     // Uses of the old loop variables now mean the lets. Rewrite them while
     // the old variables are still alive (their addresses may be reused).
-    auto Fix = [&](ExprPtr &Slot) {
-      rewriteExpr(Slot, [&](ExprPtr E) {
-        if (auto *R = dyn_cast<RefExpr>(E.get()))
-          if (Value *N = Replace.lookup(R->getValue()))
-            R->setValue(N);
-        return E;
-      });
-    };
     Block Inner;
     for (StmtPtr &S : F.getBodyMutable().Stmts) {
-      forEachExprSlot(*S, Fix);
-      for (Block *N : getNestedBlocks(*S))
-        walkStmts(*N, [&](Stmt &X) { forEachExprSlot(X, Fix); });
+      remapValueRefs(*S, Replace);
       Inner.Stmts.push_back(std::move(S));
     }
     Replace.clear();

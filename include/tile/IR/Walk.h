@@ -10,6 +10,7 @@
 #define TILE_IR_WALK_H
 
 #include "tile/IR/IR.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -46,6 +47,10 @@ bool isSameExpr(const Expr &A, const Expr &B);
 /// Rewrites the tree in \p Slot bottom-up: children first, then \p Fn on
 /// the node (which may return its argument unchanged or a replacement).
 void rewriteExpr(ExprPtr &Slot, llvm::function_ref<ExprPtr(ExprPtr)> Fn);
+
+/// Makes every reference (RefExpr) to a key of \p Map in the expressions
+/// of \p S and of the statements nested in it refer to the key's value.
+void remapValueRefs(Stmt &S, const llvm::DenseMap<const Value *, Value *> &Map);
 
 /// Visits every value \p S uses itself (referenced or loaded in its
 /// expressions, stored to, named as an op's region), not those of the

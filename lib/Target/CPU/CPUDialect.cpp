@@ -129,25 +129,27 @@ bool verifyLanes(const OpStmt &Op, llvm::StringRef First, DiagnosticEngine &Diag
   return OK;
 }
 
-} // namespace
-
-bool verifyCPUFmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
-  if (!verifyLanes(Op, "c", Diag))
+/// An op on `lanes` consecutive elements of each of \p Names, all of the
+/// type of the first (f32 or f64).
+bool verifyLanesOp(const OpStmt &Op, llvm::ArrayRef<const char *> Names,
+                   DiagnosticEngine &Diag) {
+  if (!verifyLanes(Op, Names.front(), Diag))
     return false;
-  DType Ty = Op.getOperand("c").R.Buf->getDType();
-  bool OK = verifyElementOperand(Op, "c", Ty, false, Diag);
-  OK &= verifyElementOperand(Op, "a", Ty, false, Diag);
-  OK &= verifyElementOperand(Op, "b", Ty, false, Diag);
+  DType Ty = Op.getOperand(Names.front()).R.Buf->getDType();
+  bool OK = true;
+  for (const char *N : Names)
+    OK &= verifyElementOperand(Op, N, Ty, false, Diag);
   return OK;
 }
 
+} // namespace
+
+bool verifyCPUFmaOp(const OpStmt &Op, DiagnosticEngine &Diag) {
+  return verifyLanesOp(Op, {"c", "a", "b"}, Diag);
+}
+
 bool verifyCPUCopyLanesOp(const OpStmt &Op, DiagnosticEngine &Diag) {
-  if (!verifyLanes(Op, "dst", Diag))
-    return false;
-  DType Ty = Op.getOperand("dst").R.Buf->getDType();
-  bool OK = verifyElementOperand(Op, "dst", Ty, false, Diag);
-  OK &= verifyElementOperand(Op, "src", Ty, false, Diag);
-  return OK;
+  return verifyLanesOp(Op, {"dst", "src"}, Diag);
 }
 
 bool verifyCPUWidenBF16Op(const OpStmt &Op, DiagnosticEngine &Diag) {

@@ -80,21 +80,6 @@ private:
     return Op && Op->getName() == "barrier";
   }
 
-  /// Replaces, under \p S, uses of the keys of \p Map by their values.
-  static void remap(Stmt &S, const llvm::DenseMap<const Value *, Value *> &Map) {
-    auto Fix = [&](ExprPtr &Slot) {
-      rewriteExpr(Slot, [&](ExprPtr E) {
-        if (auto *R = dyn_cast<RefExpr>(E.get()))
-          if (Value *N = Map.lookup(R->getValue()))
-            R->setValue(N);
-        return E;
-      });
-    };
-    forEachExprSlot(S, Fix);
-    for (Block *N : getNestedBlocks(S))
-      walkStmts(*N, [&](Stmt &C) { forEachExprSlot(C, Fix); });
-  }
-
   /// Why the threads of \p Run must run one after another (empty when they
   /// may run as vector lanes), and the statement of the run that says so:
   /// it uses storage the CPU keeps once for all threads but the program
@@ -178,12 +163,12 @@ private:
       Value *NV = NewVar.get();
       auto Clone = std::make_unique<LetStmt>(std::move(NewVar),
                                              L->getInit()->clone(), L->getLoc());
-      remap(*Clone, Map);
+      remapValueRefs(*Clone, Map);
       Map[L->getVar()] = NV;
       Body.Stmts.push_back(std::move(Clone));
     }
     for (StmtPtr &S : Run) {
-      remap(*S, Map);
+      remapValueRefs(*S, Map);
       Body.Stmts.push_back(std::move(S));
     }
     LoopKind Kind = LoopKind::Parallel;

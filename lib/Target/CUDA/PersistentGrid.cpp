@@ -135,17 +135,6 @@ TileOrder hopper::chooseTileOrder(const Expr *Lo, const Expr *Hi,
 
 void hopper::remapValues(std::vector<StmtPtr> &Body,
                          const llvm::DenseMap<const Value *, Value *> &Map) {
-  auto Fix = [&](ExprPtr &Slot) {
-    rewriteExpr(Slot, [&](ExprPtr E) {
-      if (auto *R = dyn_cast<RefExpr>(E.get()))
-        if (Value *To = Map.lookup(R->getValue()))
-          R->setValue(To);
-      return E;
-    });
-  };
-  for (StmtPtr &S : Body) {
-    forEachExprSlot(*S, Fix);
-    for (Block *N : getNestedBlocks(*S))
-      walkStmts(*N, [&](Stmt &X) { forEachExprSlot(X, Fix); });
-  }
+  for (StmtPtr &S : Body)
+    remapValueRefs(*S, Map);
 }

@@ -3,12 +3,7 @@
 // that print which kernel it launches (tensor maps are dummy bytes; no
 // device memory is touched: host code only tests the tensors' addresses).
 // Each line of output: the case, then the kernel index host code launched.
-#include "tile/Exec/RuntimeABI.h"
-#include <dlpack/dlpack.h>
-#include <stdio.h>
-#include <string.h>
-
-static unsigned char MapBytes[128];
+#include "runtime-stubs.h"
 static int Launched;
 
 int32_t tile_rt_fail(void *Ctx, const char *Message, int64_t Expected,
@@ -24,15 +19,6 @@ int32_t tile_rt_launch(void *Ctx, int32_t Kernel, void **Args, int32_t GX,
   Launched = Kernel;
   return 0;
 }
-
-const void *tile_rt_tensor_map(void *Ctx, int32_t Kernel, int32_t Map,
-                               const void *Data, int32_t Rank,
-                               const int64_t *Dims, const int64_t *Strides) {
-  return MapBytes;
-}
-
-void *tile_rt_alloc_workspace(void *Ctx, int64_t Bytes) { return 0; }
-void tile_rt_free_workspace(void *Ctx, void *Ptr) {}
 
 int32_t tile_gemm(const TileArg *Args, int32_t NumArgs, void *Ctx);
 

@@ -3,12 +3,7 @@
 // calls are stubs. tile_rt_resident_blocks answers the count a case sets
 // (0: the runtime failed) and prints what it was asked; tile_rt_launch
 // prints the grid host code launches (no device memory is touched).
-#include "tile/Exec/RuntimeABI.h"
-#include <dlpack/dlpack.h>
-#include <stdio.h>
-#include <string.h>
-
-static unsigned char MapBytes[128];
+#include "runtime-stubs.h"
 static int32_t Resident;
 
 int32_t tile_rt_fail(void *Ctx, const char *Message, int64_t Expected,
@@ -30,15 +25,6 @@ int32_t tile_rt_launch(void *Ctx, int32_t Kernel, void **Args, int32_t GX,
   printf("launch kernel #%d grid %d x %d x %d\n", Kernel, GX, GY, GZ);
   return 0;
 }
-
-const void *tile_rt_tensor_map(void *Ctx, int32_t Kernel, int32_t Map,
-                               const void *Data, int32_t Rank,
-                               const int64_t *Dims, const int64_t *Strides) {
-  return MapBytes;
-}
-
-void *tile_rt_alloc_workspace(void *Ctx, int64_t Bytes) { return 0; }
-void tile_rt_free_workspace(void *Ctx, void *Ptr) {}
 
 int32_t tile_flash_attention(const TileArg *Args, int32_t NumArgs, void *Ctx);
 
