@@ -521,6 +521,16 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
                               "of rank 2 to 5, not '%" + T.getName() + "'");
     return llvm::Error::success();
   };
+  // Region I is where the op writes an integer (a flag or a count) for
+  // each thread.
+  auto CheckThreadInt = [&](unsigned I, llvm::StringRef What) -> llvm::Error {
+    const Buffer &D = Buffers[X.Regions[I].Buf];
+    if (D.Where != Storage::Thread || isFloat(D.Ty))
+      return makeError(X.Regions[I].Loc,
+                       "'" + Op.getName() + "' writes an integer " + What +
+                           " to a thread's registers, not to '%" + D.getName() + "'");
+    return llvm::Error::success();
+  };
   switch (X.Op) {
   case EmuOp::AtomicElem: {
     llvm::StringRef K = Op.getAttrOrDefault("kind").getStr();
@@ -610,31 +620,21 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
   case EmuOp::TmaReady: {
     if (llvm::Error E = CheckTmaTensor())
       return std::move(E);
-    const Buffer &D = Buffers[X.Regions[1].Buf];
-    if (D.Where != Storage::Thread || isFloat(D.Ty))
-      return makeError(X.Regions[1].Loc,
-                       "'cuda.tma_ready' writes an integer flag to a "
-                       "thread's registers, not to '%" + D.getName() + "'");
+    if (llvm::Error E = CheckThreadInt(1, "flag"))
+      return std::move(E);
     break;
   }
-  case EmuOp::LaunchedBlocks: {
-    const Buffer &D = Buffers[X.Regions[0].Buf];
-    if (D.Where != Storage::Thread || isFloat(D.Ty))
-      return makeError(X.Regions[0].Loc,
-                       "'cuda.launched_blocks' writes an integer count to a "
-                       "thread's registers, not to '%" + D.getName() + "'");
+  case EmuOp::LaunchedBlocks:
+    if (llvm::Error E = CheckThreadInt(0, "count"))
+      return std::move(E);
     break;
-  }
   case EmuOp::Aligned: {
     const Buffer &T = Buffers[X.Regions[0].Buf];
-    const Buffer &D = Buffers[X.Regions[1].Buf];
     if (T.Where != Storage::Global)
       return makeError(X.Regions[0].Loc, "'cuda.aligned' tests a global tensor, "
                                          "not '%" + T.getName() + "'");
-    if (D.Where != Storage::Thread || isFloat(D.Ty))
-      return makeError(X.Regions[1].Loc,
-                       "'cuda.aligned' writes an integer flag to a "
-                       "thread's registers, not to '%" + D.getName() + "'");
+    if (llvm::Error E = CheckThreadInt(1, "flag"))
+      return std::move(E);
     X.Ints.push_back(Int("bytes"));
     break;
   }
