@@ -27,7 +27,8 @@ default, stated: pass.persistent = false), "ex_ps1" the persistent kernel
 (pass.persistent = true; off by default until measured on a GPU),
 "ex_db0" the persistent kernel with one Q buffer (pass.double_buffer_once
 = false), "ex_pu1" the causal entry persistent too (pass.persistent_uneven
-= true).
+= true), "ex_so0" O stored from the registers as 4-byte pairs rather than
+staged through the spent Q tile (pass.stage_copy_out = false).
 run_attention.sh times them side by side. Run from anywhere; it rewrites
 the .tile files here.
 """
@@ -172,7 +173,10 @@ for suffix, attr, what in [("gm", "pass.guard_masks = true",
                             "one Q buffer in the persistent kernel (pass.double_buffer_once = false)"),
                            ("pu1", "pass.persistent = true, pass.persistent_uneven = true",
                             "the causal entry persistent too, its tiles longest first "
-                            "(pass.persistent_uneven)")]:
+                            "(pass.persistent_uneven)"),
+                           ("so0", "pass.stage_copy_out = false",
+                            "O stored as 4-byte pairs from the registers, not staged through "
+                            "the spent Q tile (pass.stage_copy_out = false)")]:
     text = example.replace("%scale: f32) {", "%scale: f32) attributes {" + attr + "} {")
     assert text.count(attr) == 2
     text = (f"// examples/flash_attention.tile with {what}. Written by make_variants.py.\n"

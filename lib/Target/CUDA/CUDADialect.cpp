@@ -59,12 +59,13 @@ bool expectIntegerFlag(const OpStmt &Op, llvm::StringRef Name,
   return false;
 }
 
-/// The checks cuda.vload and cuda.vstore share: \p Global is a global
-/// buffer, \p Regs a local array, and width elements of the global type
+/// The checks cuda.vload and cuda.vstore share: \p Global is a global or
+/// shared buffer, \p Regs a local array, and width elements of the global type
 /// fit one access of at most 16 bytes.
 bool verifyVecAccess(const OpStmt &Op, llvm::StringRef Global,
                      llvm::StringRef Regs, DiagnosticEngine &Diag) {
-  bool OK = expectScope(Op, Global, {MemScope::Global}, "in global memory", Diag);
+  bool OK = expectScope(Op, Global, {MemScope::Global, MemScope::Shared},
+                        "in global or shared memory", Diag);
   OK &= expectScope(Op, Regs, {MemScope::Local}, "a local array", Diag);
   OK &= expectElement(Op, Global, Diag);
   OK &= expectElement(Op, Regs, Diag);

@@ -313,15 +313,15 @@ def CUDALdgstsArriveOp : CUDAOp<"ldgsts_arrive"> {
 //===----------------------------------------------------------------------===//
 
 def CUDAVecLoadOp : CUDAOp<"vload"> {
-  let Summary = "Load `width` consecutive global elements into per-thread registers";
+  let Summary = "Load `width` consecutive global or shared elements into per-thread registers";
   let Description = [{
-    Reads elements src .. src + width - 1 (consecutive along the global
-    buffer's last, contiguous dimension) and writes them, converted to the
-    destination's element type, to dst .. dst + width - 1 of a local array.
-    When the global address is aligned to width * element size the load is
-    one vector access (ld.global.v4.b32 for 16 bytes); otherwise each
-    element is loaded on its own. The caller guarantees that all elements
-    are in range.
+    Reads elements src .. src + width - 1 (consecutive along the global or
+    shared buffer's last, contiguous dimension) and writes them, converted
+    to the destination's element type, to dst .. dst + width - 1 of a local
+    array. When the address is aligned to width * element size the load is
+    one vector access (ld.global.v4.b32 or ld.shared.v4.b32 for 16 bytes);
+    otherwise each element is loaded on its own. The caller guarantees that
+    all elements are in range.
   }];
   let Example = "cuda.vload %X[%row, %col] -> %x[%c * 8] {width = 8}";
   let Arguments = (ins Region:$src, Region:$dst,
@@ -333,12 +333,12 @@ def CUDAVecLoadOp : CUDAOp<"vload"> {
 }
 
 def CUDAVecStoreOp : CUDAOp<"vstore"> {
-  let Summary = "Store `width` per-thread register elements to consecutive global elements";
+  let Summary = "Store `width` per-thread register elements to consecutive global or shared elements";
   let Description = [{
     The inverse of cuda.vload: elements src .. src + width - 1 of a local
-    array, converted to the global buffer's element type, are written to
-    dst .. dst + width - 1 along its last dimension, as one vector store
-    when the address is aligned.
+    array, converted to the global or shared buffer's element type, are
+    written to dst .. dst + width - 1 along its last dimension, as one
+    vector store when the address is aligned.
   }];
   let Example = "cuda.vstore %x[%c * 8] -> %Y[%row, %col] {width = 8}";
   let Arguments = (ins Region:$src, Region:$dst,

@@ -148,7 +148,11 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
     parallel loops over (R, C) or (R) become unrolled per-thread code on
     the thread's elements, reduces along dimension 1 a per-thread partial
     and two quad shuffles, copies between fragments per-thread conversions,
-    copies out guarded paired stores. Shared tiles the gemms read are
+    copies out guarded paired stores, or, where a tile filled once and read
+    only as the gemms' A operand (Q) is spent and of the right shape, staged
+    through it: each warpgroup writes its rows there, waits on its own
+    named barrier and stores them as 16-byte chunks of whole rows
+    (pass.stage_copy_out = false keeps the pairs). Shared tiles the gemms read are
     filled by 16-byte cp.async copies in the swizzled layouts of the
     descriptors: once (wait and barrier at the copy), or, when copied in a
     serial or pipelined loop, as rings of `stages` buffers with a prologue
@@ -195,6 +199,10 @@ def WGMMAFragments : Pass<CUDAPasses, "hopper-wgmma-fragments"> {
                "also make persistent the kernels whose tiles differ in work "
                "(causal attention), taking them longest first",
                "pass.persistent_uneven">,
+    PassOption<"stage-copy-out", "bool", "true",
+               "store a fragment to global memory through a spent operand "
+               "tile in 16-byte chunks of whole rows, not 4-byte pairs",
+               "pass.stage_copy_out">,
     PassOption<"double-buffer-once", "bool", "true",
                "give a persistent kernel's tiles filled once per tile (Q) two "
                "buffers where shared memory holds them, so that the producer "
@@ -220,7 +228,14 @@ def MMAFragments : Pass<CUDAPasses, "cuda-mma-fragments"> {
     filled by cp.async (rings in pipelined loops, no producer warpgroup, no
     proxy fences, no rotation: mma.sync is synchronous). Kernels that do
     not qualify are left to the SIMT path; a missed remark
-    (-pass-remarks-missed=cuda-mma-fragments) says why.
+    (-pass-remarks-missed=cuda-mma-fragments) says why. Copies out are
+    staged through a spent operand tile as on Hopper.
   }];
+  let Options = [
+    PassOption<"stage-copy-out", "bool", "true",
+               "store a fragment to global memory through a spent operand "
+               "tile in 16-byte chunks of whole rows, not 4-byte pairs",
+               "pass.stage_copy_out">,
+  ];
   let Constructor = "createMMAFragmentsPass";
 }

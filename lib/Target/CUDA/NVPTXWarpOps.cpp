@@ -3,11 +3,12 @@
 // LLVM IR for the per-thread ops of the cuda dialect that
 // cuda-register-fragments produces:
 //  - cuda.vload / cuda.vstore move `width` consecutive elements between
-//    global memory and a thread's local array. When the global address is
-//    aligned to the access size the elements travel as one access of 16,
-//    8 or 4 bytes (ld.global.v4.b32 / st.global.v4.b32, written as inline
-//    PTX: an LLVM vector load whose lanes are all extracted is split back
-//    into scalar loads by InstCombine); otherwise one element at a time.
+//    global or shared memory and a thread's local array. When the address
+//    is aligned to the access size the elements travel as one access of
+//    16, 8 or 4 bytes (ld.global.v4.b32 / st.shared.v4.b32, ..., written as
+//    inline PTX: an LLVM vector load whose lanes are all extracted is split
+//    back into scalar loads by InstCombine); otherwise one element at a
+//    time.
 //    The branch is uniform across a warp whenever the tile's start is
 //    (each thread's offset is a multiple of the width).
 //  - cuda.shfl_xor is shfl.sync.bfly.b32 over the full warp; narrower
@@ -61,10 +62,22 @@ std::string vecSuffix(unsigned Words) {
   return Words == 1 ? std::string(".b32") : ".v" + std::to_string(Words) + ".b32";
 }
 
-/// ld.global[.vN].b32 of \p Words words at \p Addr, as <Words x i32>.
+/// The state space of an access through \p Addr (a shared pointer is in
+/// address space 3 and is given to PTX as a 32-bit shared-window address)
+/// and the inline-asm operand and constraint for the address.
+std::pair<llvm::StringRef, llvm::StringRef> addressOperand(llvm::IRBuilder<> &B,
+                                                           llvm::Value *&Addr) {
+  if (Addr->getType()->getPointerAddressSpace() != 3)
+    return {"global", "l"};
+  Addr = B.CreatePtrToInt(Addr, B.getInt32Ty());
+  return {"shared", "r"};
+}
+
+/// ld.{global,shared}[.vN].b32 of \p Words words at \p Addr, as <Words x i32>.
 llvm::Value *loadWords(llvm::IRBuilder<> &B, llvm::Value *Addr, unsigned Words) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Type *I32 = B.getInt32Ty();
+  auto [Space, AddrCons] = addressOperand(B, Addr);
   std::string Regs, Cons;
   for (unsigned I = 0; I != Words; ++I) {
     Regs += (I ? ", $" : "$") + std::to_string(I);
@@ -73,22 +86,27 @@ llvm::Value *loadWords(llvm::IRBuilder<> &B, llvm::Value *Addr, unsigned Words) 
   llvm::Type *RetTy =
       Words == 1 ? I32
                  : llvm::StructType::get(C, std::vector<llvm::Type *>(Words, I32));
-  std::string Asm = "ld.global" + vecSuffix(Words) + " " +
+  std::string Asm = "ld." + Space.str() + vecSuffix(Words) + " " +
                     (Words == 1 ? Regs : "{" + Regs + "}") + ", [$" +
                     std::to_string(Words) + "];";
   auto *FT = llvm::FunctionType::get(RetTy, {Addr->getType()}, false);
-  llvm::Value *R = B.CreateCall(llvm::InlineAsm::get(FT, Asm, Cons + "l", false),
-                                {Addr});
+  // A shared load must stay after the barrier that orders it after other
+  // threads' stores: the asm reads memory.
+  llvm::Value *R = B.CreateCall(
+      llvm::InlineAsm::get(FT, Asm, Cons + AddrCons.str() + (Space == "shared" ? ",~{memory}" : ""),
+                           Space == "shared"),
+      {Addr});
   llvm::Value *V = llvm::PoisonValue::get(llvm::FixedVectorType::get(I32, Words));
   for (unsigned I = 0; I != Words; ++I)
     V = B.CreateInsertElement(V, Words == 1 ? R : B.CreateExtractValue(R, I), I);
   return V;
 }
 
-/// st.global[.vN].b32 of <Words x i32> \p V at \p Addr.
+/// st.{global,shared}[.vN].b32 of <Words x i32> \p V at \p Addr.
 void storeWords(llvm::IRBuilder<> &B, llvm::Value *Addr, llvm::Value *V,
                 unsigned Words) {
-  std::string Regs, Cons = "l";
+  auto [Space, AddrCons] = addressOperand(B, Addr);
+  std::string Regs, Cons = AddrCons.str();
   std::vector<llvm::Value *> Args{Addr};
   std::vector<llvm::Type *> Tys{Addr->getType()};
   for (unsigned I = 0; I != Words; ++I) {
@@ -97,7 +115,7 @@ void storeWords(llvm::IRBuilder<> &B, llvm::Value *Addr, llvm::Value *V,
     Args.push_back(B.CreateExtractElement(V, I));
     Tys.push_back(B.getInt32Ty());
   }
-  std::string Asm = "st.global" + vecSuffix(Words) + " [$0], " +
+  std::string Asm = "st." + Space.str() + vecSuffix(Words) + " [$0], " +
                     (Words == 1 ? Regs : "{" + Regs + "}") + ";";
   auto *FT = llvm::FunctionType::get(B.getVoidTy(), Tys, false);
   B.CreateCall(llvm::InlineAsm::get(FT, Asm, Cons + ",~{memory}", true), Args);

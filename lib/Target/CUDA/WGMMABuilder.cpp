@@ -112,6 +112,20 @@ StmtPtr WGMMABuilder::perThread(Stmts Body) {
   return ifThen(ex::lt(ref(Tid), lit(Threads)), std::move(Body));
 }
 
+WGMMABuilder::Stmts WGMMABuilder::unwrapPerThread(Stmts In) {
+  Stmts Out;
+  for (StmtPtr &S : In) {
+    auto *If = dyn_cast<IfStmt>(S.get());
+    if (If && !If->hasElse()) {
+      for (StmtPtr &X : If->getThenMutable().Stmts)
+        Out.push_back(std::move(X));
+      continue;
+    }
+    Out.push_back(std::move(S));
+  }
+  return Out;
+}
+
 StmtPtr WGMMABuilder::opPending(llvm::StringRef Name, int64_t Pending,
                                 BufferValue *Acc) {
   AttributeList Attrs;
@@ -805,6 +819,155 @@ WGMMABuilder::Stmts WGMMABuilder::lowerCopyOut(const OpStmt &Op, BufferValue *Fr
   Out.push_back(perThread(std::move(Body)));
   if (Dst.Buf->getScope() == MemScope::Shared)
     Out.push_back(op("barrier"));
+  return Out;
+}
+
+WGMMABuilder::Stmts WGMMABuilder::lowerStagedCopyOut(const OpStmt &Op, BufferValue *Frag,
+                                                     int64_t MT, int64_t NInst, int64_t NI,
+                                                     std::pair<unsigned, unsigned> Dims,
+                                                     const StagedCopy &S) {
+  const Region &Dst = Op.getOperand("dst").R;
+  const SharedTile &T = *S.Tile;
+  unsigned RowDim = Dims.first, ColDim = Dims.second, Rank = Dst.Buf->getRank();
+  int64_t Cols = NInst * NI, ChunkElems = ChunkBytes / (getDTypeBits(T.Tile->getDType()) / 8);
+  int64_t ChunksPerRow = Cols / ChunkElems;
+  assert(Dst.Buf->getScope() == MemScope::Global && ColDim == Rank - 1 &&
+         (64 * ChunksPerRow) % WarpgroupSize == 0 && "not a stageable copy");
+  auto Offset = [&](unsigned D) {
+    return Dst.isWholeBuffer() ? lit(0) : Dst.Indices[D].Offset->clone();
+  };
+  Stmts Body;
+  // 16-byte chunks of X: its data 16-byte aligned (one test), its rows and
+  // the copy's column offset whole chunks.
+  BufferValue *Ok = nullptr;
+  Body.push_back(allocLocal("chunk_aligned", DType::I32, 1, Ok));
+  {
+    std::vector<OpOperand> Operands;
+    Operands.push_back(regionOperand(Dst.Buf, {}));
+    std::vector<ExprPtr> Idx;
+    Idx.push_back(lit(0));
+    Operands.push_back(regionOperand(Ok, std::move(Idx)));
+    AttributeList Attrs;
+    Attrs.set("bytes", Attribute::getInt(ChunkBytes));
+    Body.push_back(op("cuda.aligned", std::move(Operands), std::move(Attrs), Op.getLoc()));
+  }
+  std::vector<ExprPtr> OkIdx;
+  OkIdx.push_back(lit(0));
+  ExprPtr Cond = ex::land(
+      ex::land(ex::binary(BinaryOp::Ne, ex::load(Ok, std::move(OkIdx)), lit(0)),
+               ex::binary(BinaryOp::Eq, rem(Offset(ColDim), ChunkElems), lit(0))),
+      ex::binary(BinaryOp::Eq, rem(Dst.Buf->getShape()[ColDim]->clone(), ChunkElems),
+                 lit(0)));
+  Value *StageOK = let(Body, "stage_ok", std::move(Cond));
+
+  Stmts Staged;
+  Value *WG = let(Staged, "wg", div(ref(Tid), WarpgroupSize));
+  Value *Warp = let(Staged, "warp", div(rem(ref(Tid), WarpgroupSize), 32));
+  Value *Lane = let(Staged, "lane", rem(ref(Tid), 32));
+  // 1. Each thread's pairs (row 16w + l/4 + 8(j%2), column 8(j/2) + 2(l%4)
+  // of each slice and N-instruction) into the tile, converted: a warp's
+  // 32 pairs of one store fall in 8 rows of distinct chunks under the
+  // swizzle, all 32 banks.
+  Staged.push_back(unroll("mt", MT, [&](Value *MTV) {
+    Stmts ML;
+    ExprPtr SliceRow = mul(add(mul(ref(WG), MT), ref(MTV)), InstM);
+    ML.push_back(unroll("ni", NI, [&](Value *NIV) {
+      Stmts NL;
+      NL.push_back(unroll("j", NInst / 4, [&](Value *J) {
+        Stmts L;
+        ExprPtr Idx = storedElementSplit(
+            L, T, div(ref(Lane), 4),
+            add(SliceRow->clone(), add(mul(ref(Warp), 16), mul(rem(ref(J), 2), 8))),
+            mul(rem(ref(Lane), 4), 2), 6,
+            add(mul(ref(NIV), NInst), mul(div(ref(J), 2), 8)), ChunkElems, nullptr);
+        std::vector<ExprPtr> AccIdx;
+        AccIdx.push_back(add(mul(add(mul(ref(MTV), NI), ref(NIV)), NInst / 2), mul(ref(J), 2)));
+        std::vector<ExprPtr> TIdx;
+        TIdx.push_back(std::move(Idx));
+        std::vector<OpOperand> Operands;
+        Operands.push_back(regionOperand(Frag, std::move(AccIdx), {2}));
+        Operands.push_back(regionOperand(T.Tile, std::move(TIdx)));
+        L.push_back(op("cuda.store_pair", std::move(Operands), AttributeList(), Op.getLoc()));
+        return L;
+      }));
+      return NL;
+    }));
+    return ML;
+  }));
+  // 2. The warpgroup's threads wait for each other's pairs, each
+  // warpgroup on its own barrier named by a constant (a barrier index in a
+  // register makes ptxas reserve all 16 of the block's barriers).
+  for (int64_t G = 0; G != Threads / WarpgroupSize; ++G) {
+    AttributeList A;
+    A.set("threads", Attribute::getInt(WarpgroupSize));
+    std::vector<OpOperand> Operands;
+    Operands.push_back(exprOperand(lit(G + 1 + S.FirstBarrier)));
+    Stmts Wait;
+    Wait.push_back(op("cuda.bar_sync", std::move(Operands), std::move(A), Op.getLoc()));
+    Staged.push_back(ifThen(ex::binary(BinaryOp::Eq, ref(WG), lit(G)), std::move(Wait)));
+  }
+  // 3. Chunk q = i * 128 + t of a slice (t the thread in its warpgroup) is
+  // row q / ChunksPerRow, chunks q % ChunksPerRow: a warp's 32 chunks are
+  // whole rows' consecutive bytes.
+  BufferValue *Chunk = nullptr;
+  Staged.push_back(allocLocal("chunk", T.Tile->getDType(), ChunkElems, Chunk));
+  Value *TW = let(Staged, "tw", rem(ref(Tid), WarpgroupSize));
+  Staged.push_back(unroll("mt", MT, [&](Value *MTV) {
+    Stmts ML;
+    Value *Slice = let(ML, "slice_row", mul(add(mul(ref(WG), MT), ref(MTV)), InstM));
+    ML.push_back(unroll("i", 64 * ChunksPerRow / WarpgroupSize, [&](Value *I) {
+      Stmts L;
+      Value *Q = let(L, "q", add(mul(ref(I), WarpgroupSize), ref(TW)));
+      Value *R = let(L, "r", div(ref(Q), ChunksPerRow));
+      Value *C = let(L, "c", mul(rem(ref(Q), ChunksPerRow), ChunkElems));
+      ExprPtr Idx = storedElementSplit(L, T, rem(ref(R), 8),
+                                       add(ref(Slice), ex::sub(ref(R), rem(ref(R), 8))),
+                                       lit(0), 0, ref(C), ChunkElems, nullptr);
+      {
+        std::vector<ExprPtr> TIdx;
+        TIdx.push_back(std::move(Idx));
+        std::vector<ExprPtr> CIdx;
+        CIdx.push_back(lit(0));
+        std::vector<OpOperand> Operands;
+        Operands.push_back(regionOperand(T.Tile, std::move(TIdx)));
+        Operands.push_back(regionOperand(Chunk, std::move(CIdx)));
+        AttributeList A;
+        A.set("width", Attribute::getInt(ChunkElems));
+        L.push_back(op("cuda.vload", std::move(Operands), std::move(A), Op.getLoc()));
+      }
+      ExprPtr In;
+      std::vector<ExprPtr> GIdx;
+      for (unsigned D = 0; D != Rank; ++D) {
+        ExprPtr X = Offset(D);
+        if (D == RowDim)
+          X = add(std::move(X), add(ref(Slice), ref(R)));
+        else if (D == ColDim)
+          X = add(std::move(X), ref(C));
+        In = ex::land(std::move(In), ex::ge(X->clone(), lit(0)));
+        In = ex::land(std::move(In), ex::lt(X->clone(), Dst.Buf->getShape()[D]->clone()));
+        GIdx.push_back(std::move(X));
+      }
+      std::vector<ExprPtr> CIdx;
+      CIdx.push_back(lit(0));
+      std::vector<OpOperand> Operands;
+      Operands.push_back(regionOperand(Chunk, std::move(CIdx)));
+      Operands.push_back(regionOperand(Dst.Buf, std::move(GIdx)));
+      AttributeList A;
+      A.set("width", Attribute::getInt(ChunkElems));
+      Stmts St;
+      St.push_back(op("cuda.vstore", std::move(Operands), std::move(A), Op.getLoc()));
+      L.push_back(ifThen(std::move(In), std::move(St)));
+      return L;
+    }));
+    return ML;
+  }));
+  // Else the pairs straight to X.
+  Stmts Direct = lowerCopyOut(Op, Frag, MT, NInst, NI, Dims);
+  assert(Direct.size() == 1 && "the copy out is one per-thread block");
+  Body.push_back(std::make_unique<IfStmt>(ref(StageOK), block(std::move(Staged)),
+                                          block(unwrapPerThread(std::move(Direct)))));
+  Stmts Out;
+  Out.push_back(perThread(std::move(Body)));
   return Out;
 }
 

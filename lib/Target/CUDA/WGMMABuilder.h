@@ -88,6 +88,9 @@ public:
 protected:
   /// `if %tx < T { Body }`: code every thread runs as written.
   StmtPtr perThread(Stmts Body);
+  /// \p In with each `if` that has no else (perThread's) replaced by its
+  /// statements.
+  static Stmts unwrapPerThread(Stmts In);
   StmtPtr opPending(llvm::StringRef Name, int64_t Pending,
                     BufferValue *Acc = nullptr);
   static OpOperand regionOperand(BufferValue *B, std::vector<ExprPtr> Offsets,
@@ -194,6 +197,29 @@ protected:
   Stmts lowerCopyOut(const OpStmt &Op, BufferValue *Frag, int64_t MT,
                      int64_t NInst, int64_t NI,
                      std::pair<unsigned, unsigned> Dims, bool Predicated = false);
+
+  /// Where a copy out of a row-layout fragment to global memory is staged
+  /// (lowerStagedCopyOut): a K-major shared operand tile of the fragment's
+  /// shape and the copy's element type, one buffer, whose rows each
+  /// warpgroup alone reads (as the A operand of its gemms) and no longer
+  /// needs; the named barrier 1 + \p FirstBarrier + g of each warpgroup g.
+  struct StagedCopy {
+    const SharedTile *Tile = nullptr;
+    int64_t FirstBarrier = 0;
+  };
+
+  /// `copy %F -> X` (X global, its columns contiguous) through the shared
+  /// tile of \p S: where X's data, its row length and the copy's column
+  /// offset allow 16-byte accesses (tested once), each warpgroup writes its
+  /// rows' pairs, converted, into the tile's swizzled layout (bank
+  /// conflict free), waits on its named barrier, and copies its rows out
+  /// as 16-byte chunks, each thread whole chunks of consecutive columns
+  /// (a warp's stores whole 128-byte lines), guarded at X's edges; else
+  /// lowerCopyOut's pair stores. The tile's bytes are the warpgroup's own,
+  /// so no other warpgroup waits.
+  Stmts lowerStagedCopyOut(const OpStmt &Op, BufferValue *Frag, int64_t MT,
+                           int64_t NInst, int64_t NI,
+                           std::pair<unsigned, unsigned> Dims, const StagedCopy &S);
 
   /// Puts the shared tiles of \p RingElems first in \p K as 1-D buffers of
   /// that many elements (their stages then sit at StageAlign multiples of

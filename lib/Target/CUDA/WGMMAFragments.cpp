@@ -139,6 +139,9 @@ struct FragmentLoweringOptions {
   /// Make a warp-specialized kernel persistent (planPersistent), also
   /// when its tiles differ in work; double-buffer its once tiles.
   bool Persistent, PersistentUneven, DoubleBufferOnce;
+  /// Stage copies out to global memory through a spent operand tile
+  /// (planStagedCopies).
+  bool StageCopyOut;
 };
 
 class FragmentLowering : public WGMMABuilder {
@@ -332,6 +335,7 @@ private:
     planPersistent();
     planPingPong();
     planDeferredSums();
+    planStagedCopies();
     return true;
   }
 
@@ -673,6 +677,93 @@ private:
     if (!WS || !Rot.Last || Threads != 2 * WarpgroupSize)
       return;
     PingPong = Opts.PingPong;
+  }
+
+  /// Copies of a fragment out to global memory go through shared memory
+  /// (WGMMABuilder::lowerStagedCopyOut: 16-byte stores of whole lines
+  /// instead of 4-byte pairs, half of each 32-byte sector) where a tile
+  /// can hold them without more shared memory: a tile filled once, read
+  /// only as gemms' A operand (so each warpgroup reads only its own rows),
+  /// K-major, of the fragment's shape and the copy's element type, every
+  /// gemm that reads it before the copy, not refilled per tile (not
+  /// persistent). One copy per tile; the others, and copies with no such
+  /// tile, store pairs, with a missed remark.
+  void planStagedCopies() {
+    if (!Opts.StageCopyOut)
+      return;
+    Block &Top = K.getBodyMutable();
+    llvm::DenseSet<const BufferValue *> Used;
+    for (OpStmt *Op : CopyOrder) {
+      BufferValue *Src = Op->getOperand("src").R.Buf;
+      const Region &Dst = Op->getOperand("dst").R;
+      const FragInfo &F = *frag(Src);
+      auto [RowDim, ColDim] = CopyDims.lookup(Op);
+      (void)RowDim;
+      std::optional<unsigned> At = topIndex(Top, Op);
+      std::string Why;
+      if (Dst.Buf->getScope() != MemScope::Global)
+        continue;
+      if (!At)
+        Why = "the copy is not at the kernel's top level";
+      else if (ColDim != Dst.Buf->getRank() - 1 || !Dst.Buf->getStrides().empty())
+        Why = "the destination's columns are not its contiguous last dimension";
+      else if (getDTypeBits(Dst.Buf->getDType()) != 16)
+        Why = "the destination's elements are not 16-bit";
+      else if ((64 * F.Cols / 8) % WarpgroupSize != 0)
+        Why = "the fragment's rows are not whole 16-byte chunks per thread";
+      else if (Persist)
+        Why = "the kernel is persistent (its tiles are refilled for the next tile)";
+      BufferValue *Pick = nullptr;
+      std::string TileWhy;
+      if (Why.empty()) {
+        for (BufferValue *B : TileOrder) {
+          const TileInfo &T = Tiles[B];
+          std::string W;
+          if (T.Loop)
+            W = "is filled in the loop";
+          else if (Used.count(B))
+            W = "already stages a copy";
+          else if (B->getDType() != Dst.Buf->getDType())
+            W = "is not of the copy's element type";
+          else if (T.Layout.MNMajor || T.Layout.Rows != Rows || T.Layout.Contig != F.Cols)
+            W = "is not a K-major tile of the fragment's shape";
+          for (OpStmt *G : GemmList) {
+            if (!W.empty())
+              break;
+            const GemmInfo &GI = GemmOf[G];
+            if (GI.B == B)
+              W = "is a gemm's B operand (read by every warpgroup)";
+            else if (!GI.ARegs && GI.A == B) {
+              const Stmt *Home = GemmLoop.lookup(G) ? static_cast<Stmt *>(GemmLoop.lookup(G))
+                                                    : static_cast<Stmt *>(G);
+              std::optional<unsigned> GAt = topIndex(Top, Home);
+              if (!GAt || *GAt >= *At)
+                W = "is read by a gemm after the copy";
+            }
+          }
+          if (W.empty()) {
+            Pick = B;
+            break;
+          }
+          if (TileWhy.empty())
+            TileWhy = name(B) + " " + W;
+        }
+        if (!Pick)
+          Why = TileOrder.empty() ? "no shared tile"
+                                  : "no shared tile can hold it (" + TileWhy + ")";
+      }
+      if (!Pick) {
+        Remarks.missed(Op->getLoc(), "copy out of " + name(Src) +
+                                         " stores 4-byte pairs, not staged through "
+                                         "shared memory: " + Why);
+        continue;
+      }
+      Used.insert(Pick);
+      StagedThrough[Op] = Pick;
+      Remarks.passed(Op->getLoc(),
+                     "copy out of " + name(Src) + " staged through " + name(Pick) +
+                         ": 16-byte stores of whole rows where the tensor allows");
+    }
   }
 
   /// \p Name (cuda.bar_sync or cuda.bar_arrive) on the ping-pong's named
@@ -1019,6 +1110,7 @@ private:
                              " into a region of another shape",
                     Loc);
       CopyDims[&Op] = *Dims;
+      CopyOrder.push_back(&Op);
       return true;
     }
     return fail(Why, "a copy into a fragment from memory, or of a row fragment", Loc);
@@ -2185,6 +2277,10 @@ private:
         return lowerFragmentCopy(*Op);
       if (N == "copy" && CopyDims.count(Op)) {
         const FragInfo &F = *frag(Op->getOperand("src").R.Buf);
+        if (BufferValue *T = StagedThrough.lookup(Op))
+          return lowerStagedCopyOut(*Op, Op->getOperand("src").R.Buf, MT, F.NInst, F.NI,
+                                    CopyDims.lookup(Op),
+                                    StagedCopy{&Tiles[T].Layout, StagingBarrier});
         return lowerCopyOut(*Op, Op->getOperand("src").R.Buf, MT, F.NInst, F.NI,
                             CopyDims.lookup(Op));
       }
@@ -2234,6 +2330,13 @@ private:
   /// Ifs whose branches are parallel loops over fragments.
   llvm::SmallPtrSet<const Stmt *, 4> GuardedParallel;
   llvm::DenseMap<const OpStmt *, std::pair<unsigned, unsigned>> CopyDims;
+  /// Named barriers: 0 the block's, 1 and 2 the ping-pong's turns, then
+  /// 1 + StagingBarrier + g warpgroup g's staged copies out.
+  static constexpr int64_t StagingBarrier = 2;
+  /// The copies out of fragments, in program order, and the tile that
+  /// stages each one planStagedCopies chose.
+  std::vector<OpStmt *> CopyOrder;
+  llvm::DenseMap<const OpStmt *, BufferValue *> StagedThrough;
   LetInits LetInit;
   RingLoop Ring;
   /// The warp-specialized form: its mbarriers (full barrier of each tile
@@ -2293,12 +2396,14 @@ public:
 private:
   FragmentLoweringOptions fragmentOptions(const Function &F) const {
     if (MMA)
-      return {false, false, false, false, true, false, false, false};
+      return {false, false, false, false, true, false, false, false,
+              getBoolOption("stage-copy-out", F)};
     return {getBoolOption("warp-specialize", F), getBoolOption("wgmma-overlap", F),
             getBoolOption("warpgroup-pingpong", F), getBoolOption("guard-masks", F),
             false, getBoolOption("persistent", F),
             getBoolOption("persistent-uneven", F),
-            getBoolOption("double-buffer-once", F)};
+            getBoolOption("double-buffer-once", F),
+            getBoolOption("stage-copy-out", F)};
   }
 
   bool MMA;

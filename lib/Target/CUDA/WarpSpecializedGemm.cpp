@@ -232,22 +232,6 @@ private:
     return mbarrierOp(Mbar, Name, std::move(Index), std::move(Arg), TxBytes, PerWarp);
   }
 
-  /// The body of `if %tx < T { ... }` that the builder's per-thread
-  /// helpers return: inside a role's branch every thread runs it.
-  static Stmts unwrap(Stmts In) {
-    Stmts Out;
-    for (StmtPtr &S : In) {
-      auto *If = dyn_cast<IfStmt>(S.get());
-      if (If && !If->hasElse()) {
-        for (StmtPtr &X : If->getThenMutable().Stmts)
-          Out.push_back(std::move(X));
-        continue;
-      }
-      Out.push_back(std::move(S));
-    }
-    return Out;
-  }
-
   /// The cuda.tma_load boxes of K tile \p KVal of \p O into stage \p Stage.
   Stmts tmaTile(const OperandPlan &O, const Expr &KVal, Value *Stage);
   /// The producer's loop: one K tile per iteration.
@@ -392,7 +376,7 @@ void WarpSpecializedGemm::run() {
       break;
     case TopRole::Fill: {
       const auto &Op = *dyn_cast<OpStmt>(St.get());
-      for (StmtPtr &X : unwrap(lowerFill(Op, Op.getOperand("dst").R.Buf,
+      for (StmtPtr &X : unwrapPerThread(lowerFill(Op, Op.getOperand("dst").R.Buf,
                                          P.accPerThread())))
         Fills.push_back(std::move(X));
       break;
@@ -404,7 +388,7 @@ void WarpSpecializedGemm::run() {
       break;
     case TopRole::CopyOut: {
       const auto &Op = *dyn_cast<OpStmt>(St.get());
-      for (StmtPtr &X : unwrap(lowerCopyOut(Op, Op.getOperand("src").R.Buf,
+      for (StmtPtr &X : unwrapPerThread(lowerCopyOut(Op, Op.getOperand("src").R.Buf,
                                             P.Shape.MT, P.Shape.NInst,
                                             P.Shape.NI, CopyDims.lookup(&Op),
                                             /*Predicated=*/true)))
