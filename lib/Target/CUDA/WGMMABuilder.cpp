@@ -622,6 +622,25 @@ WGMMABuilder::Stmts WGMMABuilder::lowerFill(const OpStmt &Op, BufferValue *Frag,
   return Out;
 }
 
+ExprPtr WGMMABuilder::alignedTest(Stmts &Body, llvm::StringRef Name, BufferValue *Tensor,
+                                  int64_t Bytes, bool Specialize, llvm::SMLoc Loc) {
+  BufferValue *Ok = nullptr;
+  Body.push_back(allocLocal(Name, DType::I32, 1, Ok));
+  std::vector<OpOperand> Operands;
+  Operands.push_back(regionOperand(Tensor, {}));
+  std::vector<ExprPtr> Idx;
+  Idx.push_back(lit(0));
+  Operands.push_back(regionOperand(Ok, std::move(Idx)));
+  AttributeList Attrs;
+  Attrs.set("bytes", Attribute::getInt(Bytes));
+  if (Specialize)
+    Attrs.set("specialize", Attribute::getBool(true));
+  Body.push_back(op("cuda.aligned", std::move(Operands), std::move(Attrs), Loc));
+  std::vector<ExprPtr> OkIdx;
+  OkIdx.push_back(lit(0));
+  return ex::binary(BinaryOp::Ne, ex::load(Ok, std::move(OkIdx)), lit(0));
+}
+
 WGMMABuilder::Stmts WGMMABuilder::lowerCopyOut(const OpStmt &Op, BufferValue *Frag, int64_t MT,
                                  int64_t NInst, int64_t NI,
                                  std::pair<unsigned, unsigned> Dims, bool Predicated) {
@@ -650,25 +669,12 @@ WGMMABuilder::Stmts WGMMABuilder::lowerCopyOut(const OpStmt &Op, BufferValue *Fr
                             ex::binary(BinaryOp::Eq,
                                        rem(Dst.Buf->getShape()[ColDim]->clone(), 2),
                                        lit(0)));
-    if (Global && Predicated) {
-      BufferValue *Ok = nullptr;
-      Body.push_back(allocLocal("pair_aligned", DType::I32, 1, Ok));
-      std::vector<OpOperand> Operands;
-      Operands.push_back(regionOperand(Dst.Buf, {}));
-      std::vector<ExprPtr> Idx;
-      Idx.push_back(lit(0));
-      Operands.push_back(regionOperand(Ok, std::move(Idx)));
-      AttributeList Attrs;
-      Attrs.set("bytes", Attribute::getInt(2 * getDTypeBytes(Dst.Buf->getDType())));
+    if (Global && Predicated)
       // The single-element side is worth a specialization without it.
-      Attrs.set("specialize", Attribute::getBool(true));
-      Body.push_back(op("cuda.aligned", std::move(Operands), std::move(Attrs),
-                        Op.getLoc()));
-      std::vector<ExprPtr> OkIdx;
-      OkIdx.push_back(lit(0));
       Even = ex::land(std::move(Even),
-                      ex::binary(BinaryOp::Ne, ex::load(Ok, std::move(OkIdx)), lit(0)));
-    }
+                      alignedTest(Body, "pair_aligned", Dst.Buf,
+                                  2 * getDTypeBytes(Dst.Buf->getDType()),
+                                  /*Specialize=*/true, Op.getLoc()));
     PairOK = let(Body, "pair_ok", std::move(Even));
   }
   // Calls Fn(L, row, col, e) for each pair j of locals 2j, 2j + 1 at
@@ -839,22 +845,9 @@ WGMMABuilder::Stmts WGMMABuilder::lowerStagedCopyOut(const OpStmt &Op, BufferVal
   Stmts Body;
   // 16-byte chunks of X: its data 16-byte aligned (one test), its rows and
   // the copy's column offset whole chunks.
-  BufferValue *Ok = nullptr;
-  Body.push_back(allocLocal("chunk_aligned", DType::I32, 1, Ok));
-  {
-    std::vector<OpOperand> Operands;
-    Operands.push_back(regionOperand(Dst.Buf, {}));
-    std::vector<ExprPtr> Idx;
-    Idx.push_back(lit(0));
-    Operands.push_back(regionOperand(Ok, std::move(Idx)));
-    AttributeList Attrs;
-    Attrs.set("bytes", Attribute::getInt(ChunkBytes));
-    Body.push_back(op("cuda.aligned", std::move(Operands), std::move(Attrs), Op.getLoc()));
-  }
-  std::vector<ExprPtr> OkIdx;
-  OkIdx.push_back(lit(0));
   ExprPtr Cond = ex::land(
-      ex::land(ex::binary(BinaryOp::Ne, ex::load(Ok, std::move(OkIdx)), lit(0)),
+      ex::land(alignedTest(Body, "chunk_aligned", Dst.Buf, ChunkBytes,
+                           /*Specialize=*/false, Op.getLoc()),
                ex::binary(BinaryOp::Eq, rem(Offset(ColDim), ChunkElems), lit(0))),
       ex::binary(BinaryOp::Eq, rem(Dst.Buf->getShape()[ColDim]->clone(), ChunkElems),
                  lit(0)));

@@ -198,6 +198,11 @@ protected:
                      int64_t NInst, int64_t NI,
                      std::pair<unsigned, unsigned> Dims, bool Predicated = false);
 
+  /// `cuda.aligned %Tensor -> %Name[0] {bytes = Bytes}` (with `specialize`
+  /// where asked) appended to \p Body; the test `%Name[0] != 0`.
+  ExprPtr alignedTest(Stmts &Body, llvm::StringRef Name, BufferValue *Tensor,
+                      int64_t Bytes, bool Specialize, llvm::SMLoc Loc);
+
   /// Where a copy out of a row-layout fragment to global memory is staged
   /// (lowerStagedCopyOut): a K-major shared operand tile of the fragment's
   /// shape and the copy's element type, one buffer, whose rows each
