@@ -872,7 +872,7 @@ WGMMABuilder::Stmts WGMMABuilder::lowerStagedCopyOut(const OpStmt &Op, BufferVal
             L, T, div(ref(Lane), 4),
             add(SliceRow->clone(), add(mul(ref(Warp), 16), mul(rem(ref(J), 2), 8))),
             mul(rem(ref(Lane), 4), 2), 6,
-            add(mul(ref(NIV), NInst), mul(div(ref(J), 2), 8)), ChunkElems, nullptr);
+            add(mul(ref(NIV), NInst), mul(div(ref(J), 2), 8)), ChunkElems, S.Stage);
         std::vector<ExprPtr> AccIdx;
         AccIdx.push_back(add(mul(add(mul(ref(MTV), NI), ref(NIV)), NInst / 2), mul(ref(J), 2)));
         std::vector<ExprPtr> TIdx;
@@ -890,15 +890,18 @@ WGMMABuilder::Stmts WGMMABuilder::lowerStagedCopyOut(const OpStmt &Op, BufferVal
   // 2. The warpgroup's threads wait for each other's pairs, each
   // warpgroup on its own barrier named by a constant (a barrier index in a
   // register makes ptxas reserve all 16 of the block's barriers).
-  for (int64_t G = 0; G != Threads / WarpgroupSize; ++G) {
-    AttributeList A;
-    A.set("threads", Attribute::getInt(WarpgroupSize));
-    std::vector<OpOperand> Operands;
-    Operands.push_back(exprOperand(lit(G + 1 + S.FirstBarrier)));
-    Stmts Wait;
-    Wait.push_back(op("cuda.bar_sync", std::move(Operands), std::move(A), Op.getLoc()));
-    Staged.push_back(ifThen(ex::binary(BinaryOp::Eq, ref(WG), lit(G)), std::move(Wait)));
-  }
+  auto WarpgroupBarrier = [&](Stmts &Into) {
+    for (int64_t G = 0; G != Threads / WarpgroupSize; ++G) {
+      AttributeList A;
+      A.set("threads", Attribute::getInt(WarpgroupSize));
+      std::vector<OpOperand> Operands;
+      Operands.push_back(exprOperand(lit(G + 1 + S.FirstBarrier)));
+      Stmts Wait;
+      Wait.push_back(op("cuda.bar_sync", std::move(Operands), std::move(A), Op.getLoc()));
+      Into.push_back(ifThen(ex::binary(BinaryOp::Eq, ref(WG), lit(G)), std::move(Wait)));
+    }
+  };
+  WarpgroupBarrier(Staged);
   // 3. Chunk q = i * 128 + t of a slice (t the thread in its warpgroup) is
   // row q / ChunksPerRow, chunks q % ChunksPerRow: a warp's 32 chunks are
   // whole rows' consecutive bytes.
@@ -915,7 +918,7 @@ WGMMABuilder::Stmts WGMMABuilder::lowerStagedCopyOut(const OpStmt &Op, BufferVal
       Value *C = let(L, "c", mul(rem(ref(Q), ChunksPerRow), ChunkElems));
       ExprPtr Idx = storedElementSplit(L, T, rem(ref(R), 8),
                                        add(ref(Slice), ex::sub(ref(R), rem(ref(R), 8))),
-                                       lit(0), 0, ref(C), ChunkElems, nullptr);
+                                       lit(0), 0, ref(C), ChunkElems, S.Stage);
       {
         std::vector<ExprPtr> TIdx;
         TIdx.push_back(std::move(Idx));
@@ -954,6 +957,8 @@ WGMMABuilder::Stmts WGMMABuilder::lowerStagedCopyOut(const OpStmt &Op, BufferVal
     }));
     return ML;
   }));
+  if (S.Refilled)
+    WarpgroupBarrier(Staged);
   // Else the pairs straight to X.
   Stmts Direct = lowerCopyOut(Op, Frag, MT, NInst, NI, Dims);
   assert(Direct.size() == 1 && "the copy out is one per-thread block");

@@ -211,6 +211,13 @@ protected:
   struct StagedCopy {
     const SharedTile *Tile = nullptr;
     int64_t FirstBarrier = 0;
+    /// The tile's buffer (a persistent kernel's double-buffered once
+    /// tile), or null for its only one.
+    const Expr *Stage = nullptr;
+    /// The tile is refilled afterwards (a persistent kernel's next tile):
+    /// the warpgroup waits on its barrier again once its threads have read
+    /// their chunks, so that one thread's release covers them all.
+    bool Refilled = false;
   };
 
   /// `copy %F -> X` (X global, its columns contiguous) through the shared

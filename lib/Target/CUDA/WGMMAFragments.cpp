@@ -685,9 +685,10 @@ private:
   /// can hold them without more shared memory: a tile filled once, read
   /// only as gemms' A operand (so each warpgroup reads only its own rows),
   /// K-major, of the fragment's shape and the copy's element type, every
-  /// gemm that reads it before the copy, not refilled per tile (not
-  /// persistent). One copy per tile; the others, and copies with no such
-  /// tile, store pairs, with a missed remark.
+  /// gemm that reads it before the copy (in a persistent kernel the tile's
+  /// buffer of this tile round, released to the producer only after the
+  /// copy). One copy per tile; the others, and copies with no such tile,
+  /// store pairs, with a missed remark.
   void planStagedCopies() {
     if (!Opts.StageCopyOut)
       return;
@@ -711,8 +712,6 @@ private:
         Why = "the destination's elements are not 16-bit";
       else if ((64 * F.Cols / 8) % WarpgroupSize != 0)
         Why = "the fragment's rows are not whole 16-byte chunks per thread";
-      else if (Persist)
-        Why = "the kernel is persistent (its tiles are refilled for the next tile)";
       BufferValue *Pick = nullptr;
       std::string TileWhy;
       if (Why.empty()) {
@@ -1991,9 +1990,12 @@ private:
         for (BufferValue *B : TileOrder) {
           if (Tiles[B].Loop)
             continue;
+          // (or after a copy out staged through it: then also after a
+          // proxy fence, as the producer's TMA overwrites what the
+          // consumers' generic stores wrote).
           std::optional<unsigned> Last;
           for (unsigned I = 0; I != Consumer.size(); ++I)
-            if (readsTile(*Consumer[I], B))
+            if (readsTile(*Consumer[I], B) || stagesThrough(*Consumer[I], B))
               Last = I;
           if (Last)
             ReleaseAfter[*Last].push_back(B);
@@ -2002,6 +2004,11 @@ private:
         for (StmtPtr &X : lowerStmt(Consumer[I], nullptr))
           L.push_back(std::move(X));
         Stmts Rel;
+        for (BufferValue *B : ReleaseAfter[I])
+          if (stagesThrough(*Consumer[I], B)) {
+            Rel.push_back(op("cuda.fence_proxy_async"));
+            break;
+          }
         for (BufferValue *B : ReleaseAfter[I])
           Rel.push_back(mbarrierOp(Mbar, "cuda.mbarrier_arrive",
                                    mbarIndex(EmptyAt[B], onceStage().get()), nullptr,
@@ -2018,6 +2025,12 @@ private:
   }
 
   /// Whether a gemm in \p S reads the shared tile \p B.
+  /// Whether \p S is a copy out staged through \p B.
+  bool stagesThrough(Stmt &S, const BufferValue *B) {
+    auto *Op = dyn_cast<OpStmt>(&S);
+    return Op && StagedThrough.lookup(Op) == B;
+  }
+
   bool readsTile(Stmt &S, const BufferValue *B) {
     bool Found = false;
     auto Visit = [&](Stmt &X) {
@@ -2277,10 +2290,12 @@ private:
         return lowerFragmentCopy(*Op);
       if (N == "copy" && CopyDims.count(Op)) {
         const FragInfo &F = *frag(Op->getOperand("src").R.Buf);
-        if (BufferValue *T = StagedThrough.lookup(Op))
+        if (BufferValue *T = StagedThrough.lookup(Op)) {
+          ExprPtr Stage = onceStage();
           return lowerStagedCopyOut(*Op, Op->getOperand("src").R.Buf, MT, F.NInst, F.NI,
                                     CopyDims.lookup(Op),
-                                    StagedCopy{&Tiles[T].Layout, StagingBarrier});
+                                    StagedCopy{&Tiles[T].Layout, StagingBarrier, Stage.get(), Persist});
+        }
         return lowerCopyOut(*Op, Op->getOperand("src").R.Buf, MT, F.NInst, F.NI,
                             CopyDims.lookup(Op));
       }

@@ -1103,8 +1103,22 @@ void SIMTEmulator::writeShared(uint32_t Addr, const uint8_t *Bytes, uint32_t Len
   uint32_t Stamp = Writer == accessor::Several ? 0 : clockOf(Writer);
   for (uint32_t B = Addr; B != Addr + Len; ++B) {
     bool Same = SmemInit[B] && Smem[B] == Bytes[B - Addr];
-    // Threads writing one value each: any of them may read it.
-    if (InAtomic || (Same && SmemWriteEpoch[B] == Epoch && SmemWriter[B] != Writer))
+    bool Rewrite = Same && SmemWriteEpoch[B] == Epoch && SmemWriter[B] != Writer;
+    // An asynchronous copy landing the value a byte already holds (the
+    // write it ordered itself after at issue was not checked, the value
+    // being the same) leaves the byte's writer as it was: later accesses
+    // are checked against that writer, and none may touch the byte while
+    // the copy is in flight.
+    if (Rewrite && !InAtomic && Scheduled && Writer < 0 && Writer != accessor::Several &&
+        !accessor::isWgmma(Writer))
+      continue;
+    // Threads writing one value each: any of them may read it. A thread's
+    // write ordered after the byte's last writer (a value that happens to
+    // be the same, written after a barrier or an mbarrier phase) replaces
+    // it.
+    if (InAtomic ||
+        (Rewrite && !(Scheduled && Writer >= 0 &&
+                      orderedBefore(SmemWriter[B], SmemWriteClock[B], Epoch, Writer))))
       SmemWriter[B] = accessor::Several;
     else
       SmemWriter[B] = Writer;
