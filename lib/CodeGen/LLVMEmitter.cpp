@@ -655,78 +655,7 @@ static llvm::MDNode *loopMetadata(llvm::LLVMContext &C,
   return N;
 }
 
-/// Most copies of an `unroll` loop's body that emitUnrolledFor writes out.
-static constexpr uint64_t kMaxEmittedUnroll = 256;
-
-/// Whether \p Body allocates a buffer: its copies would each allocate.
-static bool allocates(const Block &Body) {
-  bool Found = false;
-  walkStmts(Body, [&](const Stmt &S) { Found |= S.getKind() == Stmt::Kind::Alloc; });
-  return Found;
-}
-
-llvm::Expected<bool> LLVMEmitter::emitUnrolledFor(const ForStmt &F, KernelEmission &K) {
-  if (F.getLoopKind() != LoopKind::Unroll || !Target || !Target->unrollsConstantLoops() ||
-      allocates(F.getBody()))
-    return false;
-  auto Literal = [](const Expr *E, int64_t Default) -> std::optional<int64_t> {
-    if (!E)
-      return Default;
-    if (const auto *L = llvm::dyn_cast<IntLitExpr>(E))
-      return L->getValue();
-    return std::nullopt;
-  };
-  // A loop of several dimensions steps its innermost one by 1.
-  std::optional<int64_t> Step = Literal(F.getStep(), 1);
-  if (!Step || *Step <= 0 || (*Step != 1 && F.getDims().size() != 1))
-    return false;
-  struct Range {
-    const Value *Var;
-    llvm::Type *Ty;
-    int64_t Lo, Hi;
-  };
-  llvm::SmallVector<Range, 2> Ranges;
-  uint64_t Copies = 1;
-  for (const LoopDim &D : F.getDims()) {
-    std::optional<int64_t> Lo = Literal(D.Lo.get(), 0), Hi = Literal(D.Hi.get(), 0);
-    if (!Lo || !Hi)
-      return false;
-    if (*Hi <= *Lo)
-      return true; // no trip
-    uint64_t N = (uint64_t(*Hi - *Lo) + *Step - 1) / *Step;
-    if (N > kMaxEmittedUnroll || (Copies *= N) > kMaxEmittedUnroll)
-      return false;
-    Ranges.push_back({D.Var.get(), getLLVMType(C, D.Var->getDType()), *Lo, *Hi});
-  }
-  // The trips in the loops' order, the innermost dimension fastest.
-  llvm::SmallVector<int64_t, 2> IV;
-  for (const Range &R : Ranges)
-    IV.push_back(R.Lo);
-  for (uint64_t I = 0; I != Copies; ++I) {
-    for (unsigned D = 0; D != Ranges.size(); ++D)
-      bindScalar(Ranges[D].Var,
-                 llvm::ConstantInt::get(Ranges[D].Ty, IV[D], /*IsSigned=*/true));
-    if (llvm::Error E = emitBlock(F.getBody(), K))
-      return std::move(E);
-    for (unsigned D = Ranges.size(); D-- > 0;) {
-      IV[D] += *Step;
-      if (D == 0 || IV[D] < Ranges[D].Hi)
-        break;
-      IV[D] = Ranges[D].Lo;
-    }
-  }
-  return true;
-}
-
 llvm::Error LLVMEmitter::emitFor(const ForStmt &F, KernelEmission &K) {
-  // A loop to unroll fully, of a few constant trips, is written out here
-  // where the target asks: LLVM would widen its induction variable, then
-  // unroll it and fold the constants.
-  llvm::Expected<bool> Unrolled = emitUnrolledFor(F, K);
-  if (!Unrolled)
-    return Unrolled.takeError();
-  if (*Unrolled)
-    return llvm::Error::success();
   bool Parallel = F.getLoopKind() == LoopKind::Parallel;
   llvm::MDNode *Group = nullptr;
   if (Parallel && Target && Target->annotateParallelLoops()) {

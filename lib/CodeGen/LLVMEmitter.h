@@ -67,9 +67,6 @@ public:
 
 private:
   llvm::Error emitStmt(const Stmt &S, KernelEmission &K);
-  /// Writes out \p F's body once per trip when \p F is an `unroll` loop
-  /// of a few constant trips that allocates nothing; false where it is not.
-  llvm::Expected<bool> emitUnrolledFor(const ForStmt &F, KernelEmission &K);
   llvm::Error emitFor(const ForStmt &F, KernelEmission &K);
   llvm::Error emitIf(const IfStmt &I, KernelEmission &K);
   llvm::Error emitOp(const OpStmt &Op, KernelEmission &K);

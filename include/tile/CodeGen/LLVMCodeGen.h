@@ -136,12 +136,6 @@ public:
   /// Whether parallel loops become vectorizable serial loops (CPU) rather
   /// than being distributed over threads by earlier passes.
   virtual bool annotateParallelLoops() const { return true; }
-  /// Whether an `unroll` loop of a few constant trips is written out once
-  /// per trip by the emitter (its body allocating nothing) rather than
-  /// left to LLVM's full unrolling (`llvm.loop.unroll.full`). The code
-  /// LLVM makes of either is about the same; written out, its middle end
-  /// has neither the induction variable to widen nor the loop to unroll.
-  virtual bool unrollsConstantLoops() const { return false; }
   /// An extra property for the `!llvm.loop` of a loop that the statement
   /// at \p Loc made (the innermost statement around the loop that has a
   /// location), or null (the default): a target can map LLVM's

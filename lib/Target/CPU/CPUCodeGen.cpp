@@ -132,11 +132,6 @@ public:
     return llvm::Error::success();
   }
 
-  /// The micro-kernels' register-block loops (cpu-lower-gemm) are written
-  /// out: IV widening and full unrolling of those loops were a fifth of
-  /// LLVM's middle end on bench/cpu/gemm_f32.tile.
-  bool unrollsConstantLoops() const override { return true; }
-
   /// `!{!"tile.loop", i32 N}`: the loop was made by the statement at
   /// getLoopLoc(N).
   llvm::Metadata *getLoopProperty(llvm::LLVMContext &C, llvm::SMLoc Loc) override {
