@@ -383,6 +383,13 @@ std::vector<StreamGroup> groupStreamedStores(llvm::Function &F,
       G.Base = Base;
       G.Size = Size;
       G.Stores.push_back({St, Off.getSExtValue()});
+      // A pointer that may come from a stack array (through a phi or a
+      // select) could alias the loads the group lets pass: such a store
+      // is tested alone.
+      const llvm::Value *Obj =
+          llvm::getUnderlyingObject(St->getPointerOperand(), /*MaxLookup=*/0);
+      if (llvm::isa<llvm::PHINode, llvm::SelectInst, llvm::AllocaInst>(Obj))
+        Close();
     }
     Close();
   }
