@@ -16,6 +16,7 @@
 #include "tile/IR/Remarks.h"
 #include "tile/Target/BackendContext.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
@@ -314,6 +315,116 @@ void storeAsIntegers(llvm::StoreInst *St) {
                                                                VT->getNumElements())));
 }
 
+/// Where a non-temporal store's address comes from: its base pointer and
+/// the constant byte offset from it.
+struct StreamedStore {
+  llvm::StoreInst *St;
+  int64_t Offset;
+};
+
+/// Stores of one basic block to one base pointer, with nothing between
+/// them that may access the memory they write: one alignment test of the
+/// base serves them all.
+struct StreamGroup {
+  llvm::Value *Base = nullptr;
+  uint64_t Size = 0;
+  llvm::SmallVector<StreamedStore, 8> Stores;
+};
+
+/// Whether \p I, between two stores of a group, may touch the memory they
+/// write: anything that writes memory, or reads other than a load from
+/// the kernel's own stack array whose address never escapes (which a
+/// tensor's pointer cannot point into).
+bool mayTouchStreamedMemory(const llvm::Instruction &I,
+                            llvm::DenseMap<const llvm::Value *, bool> &Private) {
+  if (!I.mayReadOrWriteMemory())
+    return false;
+  const auto *L = llvm::dyn_cast<llvm::LoadInst>(&I);
+  if (!L || !L->isSimple())
+    return true;
+  const llvm::Value *Obj = llvm::getUnderlyingObject(L->getPointerOperand());
+  if (!llvm::isa<llvm::AllocaInst>(Obj))
+    return true;
+  auto [It, New] = Private.try_emplace(Obj, false);
+  if (New)
+    It->second = !llvm::PointerMayBeCaptured(Obj, /*ReturnCaptures=*/true,
+                                             /*MaxUsesToExplore=*/~0u);
+  return !It->second;
+}
+
+/// The groups of \p Stores (non-temporal vector stores of \p F, of at least
+/// 16 bytes and a power-of-two size up to 64, not yet known to be aligned to it), in
+/// program order.
+std::vector<StreamGroup> groupStreamedStores(llvm::Function &F,
+                                             const llvm::SmallPtrSetImpl<llvm::StoreInst *> &Stores) {
+  const llvm::DataLayout &DL = F.getDataLayout();
+  llvm::DenseMap<const llvm::Value *, bool> Private;
+  std::vector<StreamGroup> Groups;
+  for (llvm::BasicBlock &BB : F) {
+    StreamGroup G;
+    auto Close = [&] {
+      if (!G.Stores.empty())
+        Groups.push_back(std::move(G));
+      G = StreamGroup();
+    };
+    for (llvm::Instruction &I : BB) {
+      auto *St = llvm::dyn_cast<llvm::StoreInst>(&I);
+      if (!St || !Stores.contains(St)) {
+        if (mayTouchStreamedMemory(I, Private))
+          Close();
+        continue;
+      }
+      llvm::APInt Off(DL.getIndexTypeSizeInBits(St->getPointerOperandType()), 0);
+      llvm::Value *Base = St->getPointerOperand()->stripAndAccumulateConstantOffsets(
+          DL, Off, /*AllowNonInbounds=*/true);
+      uint64_t Size = DL.getTypeStoreSize(St->getValueOperand()->getType());
+      if (Base != G.Base || Size != G.Size)
+        Close();
+      G.Base = Base;
+      G.Size = Size;
+      G.Stores.push_back({St, Off.getSExtValue()});
+      // A pointer that may come from a stack array (through a phi or a
+      // select) could alias the loads the group lets pass: such a store
+      // is tested alone.
+      const llvm::Value *Obj =
+          llvm::getUnderlyingObject(St->getPointerOperand(), /*MaxLookup=*/0);
+      if (llvm::isa<llvm::PHINode, llvm::SelectInst, llvm::AllocaInst>(Obj))
+        Close();
+    }
+    Close();
+  }
+  return Groups;
+}
+
+/// Tests \p G's base for alignment to \p Levels' first level: where it is,
+/// each store takes the alignment its offset leaves it; otherwise the next
+/// level, and after the last the stores as they are. The stores are
+/// contiguous and in order, before \p G's last.
+void versionStreamGroup(StreamGroup &G, llvm::ArrayRef<uint64_t> Levels) {
+  if (Levels.empty())
+    return;
+  llvm::Align L(Levels.front());
+  bool Gains = llvm::any_of(G.Stores, [&](const StreamedStore &S) {
+    return llvm::commonAlignment(L, S.Offset) > S.St->getAlign();
+  });
+  if (!Gains)
+    return versionStreamGroup(G, Levels.drop_front());
+  llvm::StoreInst *First = G.Stores.front().St;
+  llvm::IRBuilder<> B(First);
+  llvm::Value *Addr = B.CreatePtrToInt(G.Base, B.getInt64Ty());
+  llvm::Value *Aligned =
+      B.CreateICmpEQ(B.CreateAnd(Addr, B.getInt64(L.value() - 1)), B.getInt64(0));
+  llvm::Instruction *Then, *Else;
+  llvm::SplitBlockAndInsertIfThenElse(Aligned, First->getIterator(), &Then, &Else);
+  for (StreamedStore &S : G.Stores) {
+    auto *A = llvm::cast<llvm::StoreInst>(S.St->clone());
+    A->setAlignment(std::max(S.St->getAlign(), llvm::commonAlignment(L, S.Offset)));
+    A->insertBefore(Then->getIterator());
+    S.St->moveBefore(Else->getIterator());
+  }
+  versionStreamGroup(G, Levels.drop_front());
+}
+
 /// Marks the vector stores of kernels to memory other than their own stack
 /// non-temporal, and ends each such kernel with a store fence so that
 /// the stores are visible when the task's completion is. After
@@ -324,10 +435,16 @@ void storeAsIntegers(llvm::StoreInst *St) {
 /// x86 has non-temporal vector stores only for aligned addresses; LLVM
 /// splits an unaligned one into 8-byte stores, which fill the write
 /// combining buffers far more slowly. The tensors' alignment is not known
-/// at compile time, so each store of 16 bytes or more tests its address:
-/// aligned to its size (always, for aligned tensors and tile offsets, so
-/// the branch predicts perfectly) it is one aligned store, otherwise the
-/// split one; a 64-byte store is first tried at 32-byte alignment.
+/// at compile time, so the stores of 16 bytes or more test their address:
+/// aligned to their size (always, for aligned tensors and tile offsets, so
+/// the branch predicts perfectly) each is one aligned store, otherwise the
+/// split one; a 64-byte store is first tried at 32-byte alignment. The
+/// stores of a basic block at constant offsets from one pointer, with
+/// nothing between them that may access what they write, share one test
+/// of that pointer (groupStreamedStores): a row of a GEMM's C tile, the
+/// unrolled vectors of an element-wise loop. A test per store made
+/// about five blocks of each, a third of the code generation time of
+/// bench/cpu/gemm_f32.tile's 16 stores.
 void streamGlobalStores(llvm::Module &LM) {
   if (!llvm::Triple(LM.getTargetTriple()).isX86())
     return;
@@ -338,7 +455,8 @@ void streamGlobalStores(llvm::Module &LM) {
   for (llvm::Function &F : LM) {
     if (F.isDeclaration())
       continue;
-    std::vector<llvm::StoreInst *> Stores;
+    bool Streams = false;
+    llvm::SmallPtrSet<llvm::StoreInst *, 16> Tested;
     for (llvm::BasicBlock &BB : F)
       for (llvm::Instruction &I : BB) {
         auto *St = llvm::dyn_cast<llvm::StoreInst>(&I);
@@ -347,35 +465,27 @@ void streamGlobalStores(llvm::Module &LM) {
           continue;
         St->setMetadata(llvm::LLVMContext::MD_nontemporal, One);
         storeAsIntegers(St);
-        Stores.push_back(St);
+        Streams = true;
+        uint64_t Size = DL.getTypeStoreSize(St->getValueOperand()->getType());
+        if (Size >= 16 && llvm::isPowerOf2_64(std::min<uint64_t>(Size, 64)))
+          Tested.insert(St);
       }
-    if (Stores.empty())
+    if (!Streams)
       continue;
-    for (llvm::StoreInst *St : Stores) {
-      uint64_t Size = DL.getTypeStoreSize(St->getValueOperand()->getType());
-      uint64_t Want = std::min<uint64_t>(Size, 64);
-      if (Size < 16 || !llvm::isPowerOf2_64(Want))
-        continue;
+    for (StreamGroup &G : groupStreamedStores(F, Tested)) {
+      // Contiguous, before the group's last store: every operand of the
+      // others is defined before it.
+      llvm::StoreInst *Last = G.Stores.back().St;
+      for (StreamedStore &S : llvm::drop_end(G.Stores))
+        S.St->moveBefore(Last->getIterator());
       // A 64-byte vector whose address is only 32-byte aligned (every other
       // row of an odd-width f32 matrix) still takes two aligned 32-byte
       // stores.
+      uint64_t Want = std::min<uint64_t>(G.Size, 64);
       llvm::SmallVector<uint64_t, 2> Levels = {Want};
       if (Want > 32)
         Levels.push_back(32);
-      for (uint64_t L : Levels) {
-        if (St->getAlign().value() >= L)
-          break;
-        llvm::IRBuilder<> B(St);
-        llvm::Value *Addr = B.CreatePtrToInt(St->getPointerOperand(), B.getInt64Ty());
-        llvm::Value *Aligned =
-            B.CreateICmpEQ(B.CreateAnd(Addr, B.getInt64(L - 1)), B.getInt64(0));
-        llvm::Instruction *Then, *Else;
-        llvm::SplitBlockAndInsertIfThenElse(Aligned, St->getIterator(), &Then, &Else);
-        auto *A = llvm::cast<llvm::StoreInst>(St->clone());
-        A->setAlignment(llvm::Align(L));
-        A->insertBefore(Then->getIterator());
-        St->moveBefore(Else->getIterator());
-      }
+      versionStreamGroup(G, Levels);
     }
     for (llvm::BasicBlock &BB : F)
       if (auto *R = llvm::dyn_cast<llvm::ReturnInst>(BB.getTerminator())) {
