@@ -712,6 +712,11 @@ private:
         Why = "the destination's elements are not 16-bit";
       else if ((64 * F.Cols / 8) % WarpgroupSize != 0)
         Why = "the fragment's rows are not whole 16-byte chunks per thread";
+      else if (F.Cols * 2 < MinStagedRowBytes)
+        Why = "rows of " + std::to_string(F.Cols * 2) + " bytes, under " +
+              std::to_string(MinStagedRowBytes) +
+              " (staged, the causal grouped-query d64 attention ran 6% slower on "
+              "an H100; docs/Performance.md)";
       BufferValue *Pick = nullptr;
       std::string TileWhy;
       if (Why.empty()) {
@@ -2348,6 +2353,11 @@ private:
   /// Named barriers: 0 the block's, 1 and 2 the ping-pong's turns, then
   /// 1 + StagingBarrier + g warpgroup g's staged copies out.
   static constexpr int64_t StagingBarrier = 2;
+  /// Rows of fewer bytes are not staged: measured on an H100, staging
+  /// sped up the head-dim 128 and 256 attention (256- and 512-byte rows)
+  /// by 2-8% but slowed the causal grouped-query d64 kernel (128-byte
+  /// rows) by 6%, for 1.5% on its plain entry.
+  static constexpr int64_t MinStagedRowBytes = 256;
   /// The copies out of fragments, in program order, and the tile that
   /// stages each one planStagedCopies chose.
   std::vector<OpStmt *> CopyOrder;
