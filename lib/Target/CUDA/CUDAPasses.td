@@ -122,7 +122,10 @@ def LowerGemmToWGMMA : Pass<CUDAPasses, "hopper-lower-gemm-wgmma"> {
     rows not 16-byte aligned, tested at run time by cuda.tma_ready) the
     producer's 128 threads fill the stages with cuda.ldgsts instead.
     `warp-specialize=false`, or `pass.warp_specialize = false` on the
-    function, keeps the cp.async ring.
+    function, keeps the cp.async ring. With `pass.stage_copy_out = true`
+    (off by default until measured) the warp-specialized kernel's first
+    copy out goes through shared memory, laid over the spent B (or A) ring
+    after a barrier of all consumers: hopper-wgmma-fragments' staged copy.
   }];
   let Options = [
     PassOption<"warp-specialize", "bool", "true",
@@ -132,6 +135,11 @@ def LowerGemmToWGMMA : Pass<CUDAPasses, "hopper-lower-gemm-wgmma"> {
                "wgmma groups left running while the next stage loads (0 or "
                "1; 1 needs 3 stages); -1: 1 from 4 stages, else 0",
                "pass.wgmma_groups_in_flight">,
+    PassOption<"stage-copy-out", "bool", "false",
+               "stage the warp-specialized GEMM's copy out through the spent "
+               "operand ring in 16-byte chunks of whole rows (off: not yet "
+               "measured on a GPU)",
+               "pass.stage_copy_out">,
   ];
   let Constructor = "createLowerGemmToWGMMAPass";
 }

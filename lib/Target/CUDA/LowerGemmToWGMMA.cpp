@@ -53,6 +53,8 @@ struct WGMMALoweringOptions {
   bool WarpSpecialize;
   /// -1: chosen from the stages.
   int64_t GroupsInFlight;
+  /// Stage the warp-specialized kernel's copy out through a ring.
+  bool StageCopyOut;
 };
 
 class WGMMALowering : public WGMMABuilder {
@@ -155,6 +157,8 @@ private:
     WarpSpecializeOptions WS;
     if (Opts.GroupsInFlight >= 0)
       WS.GroupsInFlight = Opts.GroupsInFlight == 0 ? 0 : 1;
+    WS.StageCopyOut = Opts.StageCopyOut;
+    WS.Remarks = &Remarks;
     warpSpecialize(F, K, Ops, Plans[0], CopyDims, Epi, WS);
     return true;
   }
@@ -586,7 +590,8 @@ public:
                     *F, *K, M.getContext().getOpRegistry(), S.Diag,
                     getRemarks(M),
                     {getBoolOption("warp-specialize", *F),
-                     getIntOption("wgmma-groups-in-flight", *F)})
+                     getIntOption("wgmma-groups-in-flight", *F),
+                     getBoolOption("stage-copy-out", *F)})
                     .run();
       });
     return OK;

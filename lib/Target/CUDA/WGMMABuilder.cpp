@@ -960,7 +960,7 @@ WGMMABuilder::Stmts WGMMABuilder::lowerStagedCopyOut(const OpStmt &Op, BufferVal
   if (S.Refilled)
     WarpgroupBarrier(Staged);
   // Else the pairs straight to X.
-  Stmts Direct = lowerCopyOut(Op, Frag, MT, NInst, NI, Dims);
+  Stmts Direct = lowerCopyOut(Op, Frag, MT, NInst, NI, Dims, S.PredicatedFallback);
   assert(Direct.size() == 1 && "the copy out is one per-thread block");
   Body.push_back(std::make_unique<IfStmt>(ref(StageOK), block(std::move(Staged)),
                                           block(unwrapPerThread(std::move(Direct)))));

@@ -218,6 +218,8 @@ protected:
     /// the warpgroup waits on its barrier again once its threads have read
     /// their chunks, so that one thread's release covers them all.
     bool Refilled = false;
+    /// The fallback's pair stores predicated (lowerCopyOut's Predicated).
+    bool PredicatedFallback = false;
   };
 
   /// `copy %F -> X` (X global, its columns contiguous) through the shared

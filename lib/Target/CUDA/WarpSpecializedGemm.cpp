@@ -232,6 +232,57 @@ private:
     return mbarrierOp(Mbar, Name, std::move(Index), std::move(Arg), TxBytes, PerWarp);
   }
 
+  /// With the option on, the layout through which the copy out \p Op is
+  /// staged (an [BM, BN] tile in the 128-byte swizzle over the start of
+  /// the A or B ring, spent once every consumer's last wgmma has read it),
+  /// or none, with the remark saying why.
+  std::optional<SharedTile> stagingTile(const OpStmt &Op) {
+    if (!Opts.StageCopyOut)
+      return std::nullopt;
+    const Region &Dst = Op.getOperand("dst").R;
+    auto [RowDim, ColDim] = CopyDims.lookup(&Op);
+    (void)RowDim;
+    DType Ty = Dst.Buf->getDType();
+    int64_t Bytes = P.BM * P.BN * 2;
+    std::string Why;
+    const OperandPlan *Ring = nullptr;
+    if (ColDim != Dst.Buf->getRank() - 1 || !Dst.Buf->getStrides().empty())
+      Why = "the destination's columns are not its contiguous last dimension";
+    else if (getDTypeBits(Ty) != 16)
+      Why = "the destination's elements are not 16-bit";
+    else if (P.BN * 2 < 256 || P.BN % 16 != 0)
+      Why = "rows of " + std::to_string(P.BN * 2) + " bytes (at least 256, whole "
+            "16-byte chunks per thread)";
+    else {
+      for (const OperandPlan *O : {&P.B, &P.A})
+        if (O->Tile->getDType() == Ty && P.Stages * O->StageBytes >= Bytes) {
+          Ring = O;
+          break;
+        }
+      if (!Ring)
+        Why = "neither operand ring is of the destination's element type and "
+              "holds " + std::to_string(Bytes) + " bytes";
+    }
+    if (!Ring) {
+      if (Opts.Remarks)
+        Opts.Remarks->missed(Op.getLoc(), "copy out stores pairs, not staged through "
+                                          "shared memory: " + Why);
+      return std::nullopt;
+    }
+    if (Opts.Remarks)
+      Opts.Remarks->passed(Op.getLoc(), "copy out staged through the %" +
+                                            Ring->Tile->getName() +
+                                            " ring: 16-byte stores of whole rows "
+                                            "where the tensor allows");
+    SharedTile T;
+    T.Tile = Ring->Tile;
+    T.Rows = P.BM;
+    T.Contig = P.BN;
+    T.Swizzle = 128;
+    T.StageBytes = Bytes;
+    return T;
+  }
+
   /// The cuda.tma_load boxes of K tile \p KVal of \p O into stage \p Stage.
   Stmts tmaTile(const OperandPlan &O, const Expr &KVal, Value *Stage);
   /// The producer's loop: one K tile per iteration.
@@ -243,6 +294,8 @@ private:
   const CopyDimsMap &CopyDims;
   const AccumulatorEpilogues &Epi;
   const WarpSpecializeOptions &Opts;
+  /// The layout the first copy out is staged through, once chosen.
+  std::optional<SharedTile> Staging;
   BufferValue *Mbar = nullptr;
   Value *KT = nullptr, *Tma = nullptr;
   /// The statements of the kernel's top level after the K loop (lets,
@@ -388,10 +441,26 @@ void WarpSpecializedGemm::run() {
       break;
     case TopRole::CopyOut: {
       const auto &Op = *dyn_cast<OpStmt>(St.get());
-      for (StmtPtr &X : unwrapPerThread(lowerCopyOut(Op, Op.getOperand("src").R.Buf,
-                                            P.Shape.MT, P.Shape.NInst,
-                                            P.Shape.NI, CopyDims.lookup(&Op),
-                                            /*Predicated=*/true)))
+      Stmts Lowered;
+      if (std::optional<SharedTile> T = Staging ? std::nullopt : stagingTile(Op)) {
+        Staging = std::move(T);
+        // Every consumer warpgroup's last wgmma has read the rings.
+        AttributeList A;
+        A.set("threads", Attribute::getInt(Threads));
+        std::vector<OpOperand> Operands;
+        Operands.push_back(exprOperand(lit(1)));
+        After.push_back(op("cuda.bar_sync", std::move(Operands), std::move(A), Op.getLoc()));
+        StagedCopy SC;
+        SC.Tile = &*Staging;
+        SC.FirstBarrier = 2;
+        SC.PredicatedFallback = true;
+        Lowered = lowerStagedCopyOut(Op, Op.getOperand("src").R.Buf, P.Shape.MT,
+                                     P.Shape.NInst, P.Shape.NI, CopyDims.lookup(&Op), SC);
+      } else {
+        Lowered = lowerCopyOut(Op, Op.getOperand("src").R.Buf, P.Shape.MT, P.Shape.NInst,
+                               P.Shape.NI, CopyDims.lookup(&Op), /*Predicated=*/true);
+      }
+      for (StmtPtr &X : unwrapPerThread(std::move(Lowered)))
         After.push_back(std::move(X));
       break;
     }

@@ -15,6 +15,7 @@
 
 #include "WGMMAGemmPlan.h"
 #include "tile/Analysis/LinearLayout.h"
+#include "tile/IR/Remarks.h"
 #include "llvm/ADT/DenseSet.h"
 #include <string>
 
@@ -43,6 +44,11 @@ struct WarpSpecializeOptions {
   /// wgmma groups each consumer iteration leaves in flight (0 or 1) before
   /// it releases the stage of the oldest one.
   int64_t GroupsInFlight = 1;
+  /// Stage the first copy out through an operand ring, spent after the K
+  /// loop (WGMMABuilder::lowerStagedCopyOut), where it can hold the tile.
+  bool StageCopyOut = false;
+  /// Where the staging decision is remarked (null: not remarked).
+  const RemarkEmitter *Remarks = nullptr;
 };
 
 /// The elementwise code over the accumulator that hopper-lower-gemm-wgmma
