@@ -92,10 +92,12 @@ llvm::Value *loadWords(llvm::IRBuilder<> &B, llvm::Value *Addr, unsigned Words) 
   auto *FT = llvm::FunctionType::get(RetTy, {Addr->getType()}, false);
   // A shared load must stay after the barrier that orders it after other
   // threads' stores: the asm reads memory.
-  llvm::Value *R = B.CreateCall(
-      llvm::InlineAsm::get(FT, Asm, Cons + AddrCons.str() + (Space == "shared" ? ",~{memory}" : ""),
-                           Space == "shared"),
-      {Addr});
+  bool Shared = Space == "shared";
+  Cons += AddrCons.str();
+  if (Shared)
+    Cons += ",~{memory}";
+  llvm::Value *R =
+      B.CreateCall(llvm::InlineAsm::get(FT, Asm, Cons, /*hasSideEffects=*/Shared), {Addr});
   llvm::Value *V = llvm::PoisonValue::get(llvm::FixedVectorType::get(I32, Words));
   for (unsigned I = 0; I != Words; ++I)
     V = B.CreateInsertElement(V, Words == 1 ? R : B.CreateExtractValue(R, I), I);

@@ -828,6 +828,22 @@ WGMMABuilder::Stmts WGMMABuilder::lowerCopyOut(const OpStmt &Op, BufferValue *Fr
   return Out;
 }
 
+std::string WGMMABuilder::whyNotStaged(const OpStmt &Op, unsigned ColDim, int64_t Cols) {
+  const BufferValue &Dst = *Op.getOperand("dst").R.Buf;
+  if (ColDim != Dst.getRank() - 1 || !Dst.getStrides().empty())
+    return "the destination's columns are not its contiguous last dimension";
+  if (getDTypeBits(Dst.getDType()) != 16)
+    return "the destination's elements are not 16-bit";
+  if ((InstM * Cols / 8) % WarpgroupSize != 0)
+    return "the fragment's rows are not whole 16-byte chunks per thread";
+  if (Cols * 2 < MinStagedRowBytes)
+    return "rows of " + std::to_string(Cols * 2) + " bytes, under " +
+           std::to_string(MinStagedRowBytes) +
+           " (staged, the causal grouped-query d64 attention ran 6% slower on an "
+           "H100; docs/Performance.md)";
+  return "";
+}
+
 WGMMABuilder::Stmts WGMMABuilder::lowerStagedCopyOut(const OpStmt &Op, BufferValue *Frag,
                                                      int64_t MT, int64_t NInst, int64_t NI,
                                                      std::pair<unsigned, unsigned> Dims,

@@ -698,25 +698,11 @@ private:
       BufferValue *Src = Op->getOperand("src").R.Buf;
       const Region &Dst = Op->getOperand("dst").R;
       const FragInfo &F = *frag(Src);
-      auto [RowDim, ColDim] = CopyDims.lookup(Op);
-      (void)RowDim;
-      std::optional<unsigned> At = topIndex(Top, Op);
-      std::string Why;
       if (Dst.Buf->getScope() != MemScope::Global)
         continue;
-      if (!At)
-        Why = "the copy is not at the kernel's top level";
-      else if (ColDim != Dst.Buf->getRank() - 1 || !Dst.Buf->getStrides().empty())
-        Why = "the destination's columns are not its contiguous last dimension";
-      else if (getDTypeBits(Dst.Buf->getDType()) != 16)
-        Why = "the destination's elements are not 16-bit";
-      else if ((64 * F.Cols / 8) % WarpgroupSize != 0)
-        Why = "the fragment's rows are not whole 16-byte chunks per thread";
-      else if (F.Cols * 2 < MinStagedRowBytes)
-        Why = "rows of " + std::to_string(F.Cols * 2) + " bytes, under " +
-              std::to_string(MinStagedRowBytes) +
-              " (staged, the causal grouped-query d64 attention ran 6% slower on "
-              "an H100; docs/Performance.md)";
+      std::optional<unsigned> At = topIndex(Top, Op);
+      std::string Why = At ? whyNotStaged(*Op, CopyDims.lookup(Op).second, F.Cols)
+                           : "the copy is not at the kernel's top level";
       BufferValue *Pick = nullptr;
       std::string TileWhy;
       if (Why.empty()) {
@@ -2029,13 +2015,13 @@ private:
     K.getBodyMutable().Stmts = std::move(Top);
   }
 
-  /// Whether a gemm in \p S reads the shared tile \p B.
   /// Whether \p S is a copy out staged through \p B.
   bool stagesThrough(Stmt &S, const BufferValue *B) {
     auto *Op = dyn_cast<OpStmt>(&S);
     return Op && StagedThrough.lookup(Op) == B;
   }
 
+  /// Whether a gemm in \p S reads the shared tile \p B.
   bool readsTile(Stmt &S, const BufferValue *B) {
     bool Found = false;
     auto Visit = [&](Stmt &X) {
@@ -2353,11 +2339,6 @@ private:
   /// Named barriers: 0 the block's, 1 and 2 the ping-pong's turns, then
   /// 1 + StagingBarrier + g warpgroup g's staged copies out.
   static constexpr int64_t StagingBarrier = 2;
-  /// Rows of fewer bytes are not staged: measured on an H100, staging
-  /// sped up the head-dim 128 and 256 attention (256- and 512-byte rows)
-  /// by 2-8% but slowed the causal grouped-query d64 kernel (128-byte
-  /// rows) by 6%, for 1.5% on its plain entry.
-  static constexpr int64_t MinStagedRowBytes = 256;
   /// The copies out of fragments, in program order, and the tile that
   /// stages each one planStagedCopies chose.
   std::vector<OpStmt *> CopyOrder;

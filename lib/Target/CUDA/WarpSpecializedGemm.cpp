@@ -239,21 +239,11 @@ private:
   std::optional<SharedTile> stagingTile(const OpStmt &Op) {
     if (!Opts.StageCopyOut)
       return std::nullopt;
-    const Region &Dst = Op.getOperand("dst").R;
-    auto [RowDim, ColDim] = CopyDims.lookup(&Op);
-    (void)RowDim;
-    DType Ty = Dst.Buf->getDType();
+    DType Ty = Op.getOperand("dst").R.Buf->getDType();
     int64_t Bytes = P.BM * P.BN * 2;
-    std::string Why;
+    std::string Why = whyNotStaged(Op, CopyDims.lookup(&Op).second, P.BN);
     const OperandPlan *Ring = nullptr;
-    if (ColDim != Dst.Buf->getRank() - 1 || !Dst.Buf->getStrides().empty())
-      Why = "the destination's columns are not its contiguous last dimension";
-    else if (getDTypeBits(Ty) != 16)
-      Why = "the destination's elements are not 16-bit";
-    else if (P.BN * 2 < 256 || P.BN % 16 != 0)
-      Why = "rows of " + std::to_string(P.BN * 2) + " bytes (at least 256, whole "
-            "16-byte chunks per thread)";
-    else {
+    if (Why.empty()) {
       for (const OperandPlan *O : {&P.B, &P.A})
         if (O->Tile->getDType() == Ty && P.Stages * O->StageBytes >= Bytes) {
           Ring = O;
