@@ -321,11 +321,14 @@ def CUDAVecLoadOp : CUDAOp<"vload"> {
     array. When the address is aligned to width * element size the load is
     one vector access (ld.global.v4.b32 or ld.shared.v4.b32 for 16 bytes);
     otherwise each element is loaded on its own. The caller guarantees that
-    all elements are in range.
+    all elements are in range. With `aligned`, the caller also guarantees
+    the alignment (a test made once, such as cuda.aligned) and the access
+    is one vector access with no test of its own.
   }];
   let Example = "cuda.vload %X[%row, %col] -> %x[%c * 8] {width = 8}";
   let Arguments = (ins Region:$src, Region:$dst,
-                   IntAttr<"", "elements per access: 1, 2, 4, 8 or 16, at most 16 bytes">:$width);
+                   IntAttr<"", "elements per access: 1, 2, 4, 8 or 16, at most 16 bytes">:$width,
+                   BoolAttr<"false", "the address is known aligned to the whole access: no run-time test">:$aligned);
   let Format = "$src `->` $dst attr-dict";
   let Verifier = "verifyCUDAVecLoadOp";
   let Elementwise = 1;
@@ -338,11 +341,12 @@ def CUDAVecStoreOp : CUDAOp<"vstore"> {
     The inverse of cuda.vload: elements src .. src + width - 1 of a local
     array, converted to the global or shared buffer's element type, are
     written to dst .. dst + width - 1 along its last dimension, as one
-    vector store when the address is aligned.
+    vector store when the address is aligned (always, with `aligned`).
   }];
-  let Example = "cuda.vstore %x[%c * 8] -> %Y[%row, %col] {width = 8}";
+  let Example = "cuda.vstore %x[%c * 8] -> %Y[%row, %col] {width = 8, aligned = true}";
   let Arguments = (ins Region:$src, Region:$dst,
-                   IntAttr<"", "elements per access: 1, 2, 4, 8 or 16, at most 16 bytes">:$width);
+                   IntAttr<"", "elements per access: 1, 2, 4, 8 or 16, at most 16 bytes">:$width,
+                   BoolAttr<"false", "the address is known aligned to the whole access: no run-time test">:$aligned);
   let Format = "$src `->` $dst attr-dict";
   let Verifier = "verifyCUDAVecStoreOp";
   let Elementwise = 1;
@@ -460,7 +464,9 @@ def CUDAStorePairOp : CUDAOp<"store_pair"> {
     store (32 bits for f16 and bf16) where %dst is aligned to twice its
     element size, with two element stores elsewhere. A %dst in a local
     array always takes the vector store, so that f32 to f16 or bf16 is one
-    packed conversion (cvt.rn.f16x2.f32, cvt.rn.bf16x2.f32).
+    packed conversion (cvt.rn.f16x2.f32, cvt.rn.bf16x2.f32); so does one in
+    shared memory, where the offset must be even (the CUDA emulator checks
+    it).
   }];
   let Example = "cuda.store_pair %acc[4 : 2] -> %C[%row, %col]";
   let Arguments = (ins Region:$src, Region:$dst);

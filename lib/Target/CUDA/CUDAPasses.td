@@ -122,10 +122,11 @@ def LowerGemmToWGMMA : Pass<CUDAPasses, "hopper-lower-gemm-wgmma"> {
     rows not 16-byte aligned, tested at run time by cuda.tma_ready) the
     producer's 128 threads fill the stages with cuda.ldgsts instead.
     `warp-specialize=false`, or `pass.warp_specialize = false` on the
-    function, keeps the cp.async ring. With `pass.stage_copy_out = true`
-    (off by default until measured) the warp-specialized kernel's first
+    function, keeps the cp.async ring. The warp-specialized kernel's first
     copy out goes through shared memory, laid over the spent B (or A) ring
-    after a barrier of all consumers: hopper-wgmma-fragments' staged copy.
+    after a barrier of all consumers, where a ring of C's element type holds
+    the tile: hopper-wgmma-fragments' staged copy (`pass.stage_copy_out =
+    false` keeps the pairs).
   }];
   let Options = [
     PassOption<"warp-specialize", "bool", "true",
@@ -135,10 +136,9 @@ def LowerGemmToWGMMA : Pass<CUDAPasses, "hopper-lower-gemm-wgmma"> {
                "wgmma groups left running while the next stage loads (0 or "
                "1; 1 needs 3 stages); -1: 1 from 4 stages, else 0",
                "pass.wgmma_groups_in_flight">,
-    PassOption<"stage-copy-out", "bool", "false",
+    PassOption<"stage-copy-out", "bool", "true",
                "stage the warp-specialized GEMM's copy out through the spent "
-               "operand ring in 16-byte chunks of whole rows (off: not yet "
-               "measured on a GPU)",
+               "operand ring in 16-byte chunks of whole rows, not 4-byte pairs",
                "pass.stage_copy_out">,
   ];
   let Constructor = "createLowerGemmToWGMMAPass";

@@ -226,13 +226,17 @@ void emitStorePair(llvm::IRBuilder<> &B, const OpStmt &Op,
   llvm::Value *Vec = packVector(B, loadConvertedSrc(B, Op, Operands[0], 2));
   uint64_t Size = DL.getTypeAllocSize(DstTy).getFixedValue();
   // A local array's elements become registers: one vector store, whatever
-  // the offset, keeps the pair one value (one packed conversion).
-  if (Op.getOperand("dst").R.Buf->getScope() == MemScope::Local) {
-    B.CreateAlignedStore(Vec, Operands[1], llvm::Align(Size));
+  // the offset, keeps the pair one value (one packed conversion). A shared
+  // buffer starts aligned (at least 16 bytes) and the pass emitting the op
+  // proves the offset even: one vector store, no test.
+  MemScope DstScope = Op.getOperand("dst").R.Buf->getScope();
+  if (DstScope == MemScope::Local || DstScope == MemScope::Shared) {
+    B.CreateAlignedStore(Vec, Operands[1],
+                         llvm::Align(DstScope == MemScope::Shared ? 2 * Size : Size));
     return;
   }
-  // One vector store where the address allows it (the pass emitting the op
-  // proves the offset even; the tensor's start may still be misaligned),
+  // A global one where the address allows it (the tensor's start may be
+  // misaligned),
   // else two element stores.
   emitIfElse(
       B, isAligned(B, Operands[1], 2 * Size),

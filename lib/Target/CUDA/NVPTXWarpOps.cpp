@@ -130,6 +130,7 @@ struct VecAccess {
   DType GT, LT;
   llvm::Type *GTy, *LTy;
   unsigned W, Size;
+  bool Aligned;
   llvm::Value *Src, *Dst;
 };
 
@@ -146,6 +147,7 @@ llvm::Error getVecAccess(llvm::IRBuilder<> &B, const OpStmt &Op,
   if (!sameInRegisters(C, A.GT) || !sameInRegisters(C, A.LT))
     return unsupported(Op, sameInRegisters(C, A.GT) ? A.LT : A.GT);
   A.W = Op.getAttrOrDefault("width").getInt();
+  A.Aligned = Op.getAttrOrDefault("aligned").getBool();
   A.GTy = getLLVMType(C, A.GT);
   A.LTy = getLLVMType(C, A.LT);
   A.Size = getDTypeBytes(A.GT);
@@ -155,14 +157,17 @@ llvm::Error getVecAccess(llvm::IRBuilder<> &B, const OpStmt &Op,
 }
 
 /// The access of \p A at the global address \p Addr: \p Vec(Words) where
-/// the address is aligned to the whole access, \p Scalar otherwise (and
-/// always for one element or fewer than 4 bytes).
+/// the address is aligned to the whole access (known, with `aligned`, or
+/// tested here), \p Scalar otherwise (and always for one element or fewer
+/// than 4 bytes).
 void emitVecAccess(llvm::IRBuilder<> &B, const VecAccess &A, llvm::Value *Addr,
                    llvm::function_ref<void(unsigned Words)> Vec,
                    llvm::function_ref<void()> Scalar) {
   unsigned Words = wordsFor(uint64_t(A.W) * A.Size);
   if (A.W == 1 || !Words)
     return Scalar();
+  if (A.Aligned)
+    return Vec(Words);
   ifAligned(B, Addr, uint64_t(A.W) * A.Size, [&] { Vec(Words); }, Scalar);
 }
 

@@ -943,8 +943,10 @@ WGMMABuilder::Stmts WGMMABuilder::lowerStagedCopyOut(const OpStmt &Op, BufferVal
         std::vector<OpOperand> Operands;
         Operands.push_back(regionOperand(T.Tile, std::move(TIdx)));
         Operands.push_back(regionOperand(Chunk, std::move(CIdx)));
+        // Whole swizzled chunks of the tile: 16-byte aligned.
         AttributeList A;
         A.set("width", Attribute::getInt(ChunkElems));
+        A.set("aligned", Attribute::getBool(true));
         L.push_back(op("cuda.vload", std::move(Operands), std::move(A), Op.getLoc()));
       }
       ExprPtr In;
@@ -964,8 +966,11 @@ WGMMABuilder::Stmts WGMMABuilder::lowerStagedCopyOut(const OpStmt &Op, BufferVal
       std::vector<OpOperand> Operands;
       Operands.push_back(regionOperand(Chunk, std::move(CIdx)));
       Operands.push_back(regionOperand(Dst.Buf, std::move(GIdx)));
+      // Aligned where %stage_ok holds: X's data, row length and column
+      // offset are whole chunks.
       AttributeList A;
       A.set("width", Attribute::getInt(ChunkElems));
+      A.set("aligned", Attribute::getBool(true));
       Stmts St;
       St.push_back(op("cuda.vstore", std::move(Operands), std::move(A), Op.getLoc()));
       L.push_back(ifThen(std::move(In), std::move(St)));

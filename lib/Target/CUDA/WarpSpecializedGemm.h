@@ -46,7 +46,7 @@ struct WarpSpecializeOptions {
   int64_t GroupsInFlight = 1;
   /// Stage the first copy out through an operand ring, spent after the K
   /// loop (WGMMABuilder::lowerStagedCopyOut), where it can hold the tile.
-  bool StageCopyOut = false;
+  bool StageCopyOut = true;
   /// Where the staging decision is remarked (null: not remarked).
   const RemarkEmitter *Remarks = nullptr;
 };

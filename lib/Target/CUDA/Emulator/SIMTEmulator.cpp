@@ -540,6 +540,7 @@ llvm::Expected<XStmt> SIMTEmulator::compileOp(const OpStmt &Op) {
   case EmuOp::VLoad:
   case EmuOp::VStore:
     X.Ints.push_back(Int("width"));
+    X.Ints.push_back(Bool("aligned"));
     break;
   case EmuOp::ShflXor:
     X.Ints.push_back(Int("offset"));

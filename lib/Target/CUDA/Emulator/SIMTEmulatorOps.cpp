@@ -250,10 +250,48 @@ void SIMTEmulator::execAtomicElem(const XStmt &S, const LaneList &M) {
 }
 
 void SIMTEmulator::execVecAccess(const XStmt &S, const LaneList &M) {
-  moveElements(S, M, S.Ints[0]);
+  int64_t W = S.Ints[0];
+  if (S.Ints[1]) {
+    // `aligned` promises what code generation then no longer tests: each
+    // side's address (global data starts DataOffset bytes past a 256-byte
+    // boundary) is a multiple of the whole access.
+    for (const XRegion &R : S.Regions) {
+      const Buffer &B = Buffers[R.Buf];
+      if (B.Where == Storage::Thread)
+        continue;
+      std::vector<int64_t> Starts = regionStarts(R, M);
+      if (Failed)
+        return;
+      int64_t Base = B.Where == Storage::Shared ? B.SmemOffset : 256 + Opts.DataOffset;
+      for (uint32_t L : M)
+        if ((Base + Starts[L] * int64_t(B.Bytes)) % (W * int64_t(B.Bytes)) != 0)
+          return fail(R.Loc,
+                      "'" + S.opName() + "' is marked aligned but accesses '%" +
+                          B.getName() + "' at an address that is not a multiple of " +
+                          std::to_string(W * B.Bytes) + " bytes",
+                      int64_t(L));
+    }
+  }
+  moveElements(S, M, W);
 }
 
 void SIMTEmulator::execStorePair(const XStmt &S, const LaneList &M) {
+  // Into shared memory the pair is one vector store with no test of its
+  // address (NVPTXTensorCoreOps.cpp): it must be a multiple of the pair.
+  const XRegion &Dst = S.Regions[1];
+  const Buffer &DB = Buffers[Dst.Buf];
+  if (DB.Where == Storage::Shared) {
+    std::vector<int64_t> DS = regionStarts(Dst, M);
+    if (Failed)
+      return;
+    for (uint32_t L : M)
+      if ((DB.SmemOffset + DS[L] * int64_t(DB.Bytes)) % (2 * int64_t(DB.Bytes)) != 0)
+        return fail(Dst.Loc,
+                    "'cuda.store_pair' stores a pair at " +
+                        describeSharedByte(uint32_t(DB.SmemOffset + DS[L] * DB.Bytes)) +
+                        ", not a multiple of " + std::to_string(2 * DB.Bytes) + " bytes",
+                    int64_t(L));
+  }
   moveElements(S, M, 2);
 }
 
