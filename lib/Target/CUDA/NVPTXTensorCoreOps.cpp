@@ -236,8 +236,7 @@ void emitStorePair(llvm::IRBuilder<> &B, const OpStmt &Op,
     return;
   }
   // A global one where the address allows it (the tensor's start may be
-  // misaligned),
-  // else two element stores.
+  // misaligned), else two element stores.
   emitIfElse(
       B, isAligned(B, Operands[1], 2 * Size),
       [&] { B.CreateAlignedStore(Vec, Operands[1], llvm::Align(2 * Size)); },

@@ -665,6 +665,14 @@ private:
   /// offsets times strides, as code generation computes the address. Check
   /// Failed after.
   std::vector<int64_t> regionStarts(const XRegion &R, const LaneList &M);
+  /// Whether each lane's access of \p Bytes at \p R, \p Off elements past
+  /// its start, begins at a multiple of \p Bytes (global data starts
+  /// DataOffset bytes past a 256-byte boundary; shared data at its
+  /// offset); reports the first lane that does not, \p What naming the
+  /// access (the address follows it).
+  bool checkVectorAligned(const XRegion &R, const LaneList &M, int64_t Bytes,
+                          int64_t Off,
+                          llvm::function_ref<std::string()> What);
   /// Whether elements [Start, Start + N) lie in \p B; reports otherwise.
   bool checkFootprint(const XStmt &S, const XRegion &R, int64_t Start,
                       int64_t N, int64_t Lane, const char *What);

@@ -249,49 +249,55 @@ void SIMTEmulator::execAtomicElem(const XStmt &S, const LaneList &M) {
   }
 }
 
+bool SIMTEmulator::checkVectorAligned(const XRegion &R, const LaneList &M,
+                                      int64_t Bytes, int64_t Off,
+                                      llvm::function_ref<std::string()> What) {
+  const Buffer &B = Buffers[R.Buf];
+  std::vector<int64_t> Starts = regionStarts(R, M);
+  if (Failed)
+    return false;
+  bool Shared = B.Where == Storage::Shared;
+  int64_t Base = Shared ? B.SmemOffset : 256 + Opts.DataOffset;
+  for (uint32_t L : M) {
+    int64_t Addr = Base + (Starts[L] + Off) * int64_t(B.Bytes);
+    if (Addr % Bytes == 0)
+      continue;
+    fail(R.Loc,
+         What() + (Shared ? " at " + describeSharedByte(uint32_t(Addr)) + ","
+                          : std::string(" at an address that is")) +
+             " not a multiple of " + std::to_string(Bytes) + " bytes",
+         int64_t(L));
+    return false;
+  }
+  return true;
+}
+
 void SIMTEmulator::execVecAccess(const XStmt &S, const LaneList &M) {
   int64_t W = S.Ints[0];
-  if (S.Ints[1]) {
-    // `aligned` promises what code generation then no longer tests: each
-    // side's address (global data starts DataOffset bytes past a 256-byte
-    // boundary) is a multiple of the whole access.
-    for (const XRegion &R : S.Regions) {
-      const Buffer &B = Buffers[R.Buf];
-      if (B.Where == Storage::Thread)
-        continue;
-      std::vector<int64_t> Starts = regionStarts(R, M);
-      if (Failed)
+  // `aligned` promises what code generation then no longer tests.
+  if (S.Ints[1])
+    for (const XRegion &R : S.Regions)
+      if (Buffers[R.Buf].Where != Storage::Thread &&
+          !checkVectorAligned(R, M, W * Buffers[R.Buf].Bytes, 0, [&] {
+            const Buffer &B = Buffers[R.Buf];
+            std::string Where = B.Where == Storage::Shared
+                                    ? std::string("shared memory")
+                                    : "'%" + B.getName().str() + "'";
+            return "'" + S.opName().str() + "' is marked aligned but accesses " + Where;
+          }))
         return;
-      int64_t Base = B.Where == Storage::Shared ? B.SmemOffset : 256 + Opts.DataOffset;
-      for (uint32_t L : M)
-        if ((Base + Starts[L] * int64_t(B.Bytes)) % (W * int64_t(B.Bytes)) != 0)
-          return fail(R.Loc,
-                      "'" + S.opName() + "' is marked aligned but accesses '%" +
-                          B.getName() + "' at an address that is not a multiple of " +
-                          std::to_string(W * B.Bytes) + " bytes",
-                      int64_t(L));
-    }
-  }
   moveElements(S, M, W);
 }
 
 void SIMTEmulator::execStorePair(const XStmt &S, const LaneList &M) {
   // Into shared memory the pair is one vector store with no test of its
-  // address (NVPTXTensorCoreOps.cpp): it must be a multiple of the pair.
+  // address (NVPTXTensorCoreOps.cpp).
   const XRegion &Dst = S.Regions[1];
   const Buffer &DB = Buffers[Dst.Buf];
-  if (DB.Where == Storage::Shared) {
-    std::vector<int64_t> DS = regionStarts(Dst, M);
-    if (Failed)
-      return;
-    for (uint32_t L : M)
-      if ((DB.SmemOffset + DS[L] * int64_t(DB.Bytes)) % (2 * int64_t(DB.Bytes)) != 0)
-        return fail(Dst.Loc,
-                    "'cuda.store_pair' stores a pair at " +
-                        describeSharedByte(uint32_t(DB.SmemOffset + DS[L] * DB.Bytes)) +
-                        ", not a multiple of " + std::to_string(2 * DB.Bytes) + " bytes",
-                    int64_t(L));
-  }
+  if (DB.Where == Storage::Shared &&
+      !checkVectorAligned(Dst, M, 2 * DB.Bytes, 0,
+                          [] { return std::string("'cuda.store_pair' stores a pair"); }))
+    return;
   moveElements(S, M, 2);
 }
 
@@ -303,21 +309,12 @@ void SIMTEmulator::execStoreIf(const XStmt &S, const LaneList &M) {
   splitLanes(C, M, True, False);
   int64_t W = S.Ints[0], Off = S.Ints[1];
   const XRegion &Dst = S.Regions[1];
-  Buffer &DB = Buffers[Dst.Buf];
-  if (W == 2) {
-    // A pair is one vector store: its address must be a multiple of the
-    // pair's size (each tensor's data starts DataOffset bytes past a
-    // 256-byte boundary).
-    std::vector<int64_t> DS = regionStarts(Dst, True);
-    if (Failed)
-      return;
-    for (uint32_t L : True)
-      if ((256 + Opts.DataOffset + (DS[L] + Off) * DB.Bytes) % (2 * DB.Bytes) != 0)
-        return fail(S.getLoc(),
-                    "'cuda.store_if' stores a pair at an address that is not "
-                    "a multiple of " + std::to_string(2 * DB.Bytes) + " bytes",
-                    int64_t(L));
-  }
+  // A pair is one vector store: its address must be a multiple of the
+  // pair's size.
+  if (W == 2 && !checkVectorAligned(Dst, True, 2 * Buffers[Dst.Buf].Bytes, Off, [] {
+        return std::string("'cuda.store_if' stores a pair");
+      }))
+    return;
   moveElements(S, True, W, Off);
 }
 
