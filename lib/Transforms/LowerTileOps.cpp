@@ -12,6 +12,7 @@
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/Pass.h"
+#include "tile/Transforms/StmtBuilder.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace tile;
@@ -159,20 +160,6 @@ private:
     return std::make_unique<StoreStmt>(B, std::move(Idx), std::move(V));
   }
 
-  static Block block(Stmts S) {
-    Block B;
-    B.Stmts = std::move(S);
-    return B;
-  }
-
-  static StmtPtr ifThen(ExprPtr Cond, Stmts Then, std::optional<Stmts> Else = {}) {
-    std::optional<Block> E;
-    if (Else)
-      E = block(std::move(*Else));
-    return std::make_unique<IfStmt>(std::move(Cond), block(std::move(Then)),
-                                    std::move(E));
-  }
-
   /// `%name = alloc var Ty`.
   StmtPtr allocVar(llvm::StringRef Name, DType Ty, BufferValue *&Out) {
     auto B = std::make_unique<BufferValue>(Names.fresh(Name), Ty, MemScope::Var,
@@ -204,7 +191,7 @@ private:
       NonNeg.insert(D.Var.get());
       Dims.push_back(std::move(D));
     }
-    Block B = block(Body(Vars));
+    Block B = stmt::block(Body(Vars));
     Stmts Out;
     Out.push_back(std::make_unique<ForStmt>(LoopKind::Parallel, std::move(Dims),
                                             nullptr, AttributeList(),
@@ -222,7 +209,7 @@ private:
     std::vector<LoopDim> Dims;
     Dims.push_back(std::move(D));
     return std::make_unique<ForStmt>(LoopKind::Serial, std::move(Dims), nullptr,
-                                     AttributeList(), block(std::move(Body)));
+                                     AttributeList(), stmt::block(std::move(Body)));
   }
 
   /// The loop extents shared by the accesses: per position, a constant
@@ -258,7 +245,7 @@ private:
       if (A->isGlobal())
         Full = ex::land(std::move(Full), tileInRange(*A));
     Stmts Out;
-    Out.push_back(ifThen(std::move(Full), Nest(false), Nest(true)));
+    Out.push_back(stmt::ifThen(std::move(Full), Nest(false), Nest(true)));
     return Out;
   }
 
@@ -268,7 +255,7 @@ private:
     if (!Guarded || !Dst.isGlobal())
       return S;
     Stmts Out;
-    Out.push_back(ifThen(inRange(Dst, Idx), std::move(S)));
+    Out.push_back(stmt::ifThen(inRange(Dst, Idx), std::move(S)));
     return Out;
   }
 
@@ -307,7 +294,7 @@ private:
         Stmts Then, Else;
         Then.push_back(store(Dst.Buf, cloneAll(DI), ex::load(Src.Buf, cloneAll(SI))));
         Else.push_back(store(Dst.Buf, cloneAll(DI), ex::zero(Dst.Buf->getDType())));
-        Body.push_back(ifThen(inRange(Src, SI), std::move(Then), std::move(Else)));
+        Body.push_back(stmt::ifThen(inRange(Src, SI), std::move(Then), std::move(Else)));
       } else {
         Body.push_back(store(Dst.Buf, cloneAll(DI), ex::load(Src.Buf, std::move(SI))));
       }
@@ -429,7 +416,7 @@ private:
     std::vector<LoopDim> Dims;
     Dims.push_back(std::move(D));
     return std::make_unique<ForStmt>(LoopKind::Serial, std::move(Dims), nullptr,
-                                     AttributeList(), block(std::move(Body)));
+                                     AttributeList(), stmt::block(std::move(Body)));
   }
 
   Stmts lowerReduce(const OpStmt &Op) {
@@ -529,7 +516,7 @@ private:
                           ex::add(ex::load(AccVar, {}),
                                   ex::castTo(ex::load(Src.Buf, cloneAll(SI)), Ty))));
       if (Src.isGlobal())
-        Body.push_back(ifThen(inRange(Src, SI), std::move(Acc)));
+        Body.push_back(stmt::ifThen(inRange(Src, SI), std::move(Acc)));
       else
         for (StmtPtr &A : Acc)
           Body.push_back(std::move(A));
@@ -564,7 +551,7 @@ private:
                                              std::move(Attrs), Op.getLoc()));
       Stmts Body;
       if (G && Src.isGlobal())
-        Body.push_back(ifThen(inRange(Src, SI), std::move(Upd)));
+        Body.push_back(stmt::ifThen(inRange(Src, SI), std::move(Upd)));
       else
         Body = std::move(Upd);
       return guardDst(Dst, DI, G, std::move(Body));

@@ -16,20 +16,19 @@ Value *StmtBuilder::let(Stmts &Out, llvm::StringRef Name, ExprPtr Init) {
   return P;
 }
 
-Block StmtBuilder::block(Stmts S) {
+Block stmt::block(std::vector<StmtPtr> S) {
   Block B;
   B.Stmts = std::move(S);
   return B;
 }
 
-StmtPtr StmtBuilder::ifThen(ExprPtr Cond, Stmts Then) {
+StmtPtr stmt::ifThen(ExprPtr Cond, std::vector<StmtPtr> Then,
+                     std::optional<std::vector<StmtPtr>> Else) {
+  std::optional<Block> E;
+  if (Else)
+    E = block(std::move(*Else));
   return std::make_unique<IfStmt>(std::move(Cond), block(std::move(Then)),
-                                  std::nullopt);
-}
-
-StmtPtr StmtBuilder::ifElse(ExprPtr Cond, Stmts Then, Stmts Else) {
-  return std::make_unique<IfStmt>(std::move(Cond), block(std::move(Then)),
-                                  block(std::move(Else)));
+                                  std::move(E));
 }
 
 StmtPtr StmtBuilder::loop(LoopKind Kind, llvm::StringRef Name, ExprPtr Hi,

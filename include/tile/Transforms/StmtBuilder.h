@@ -17,7 +17,19 @@
 #include "tile/Transforms/ExprUtils.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <optional>
+
 namespace tile {
+
+/// Statement constructors for passes that build statements without a
+/// StmtBuilder (they keep their own names and registry).
+namespace stmt {
+/// A block of \p S.
+Block block(std::vector<StmtPtr> S);
+/// `if Cond { Then }`, with `else { Else }` when \p Else is given.
+StmtPtr ifThen(ExprPtr Cond, std::vector<StmtPtr> Then,
+               std::optional<std::vector<StmtPtr>> Else = std::nullopt);
+} // namespace stmt
 
 class StmtBuilder {
 public:
@@ -30,9 +42,13 @@ public:
                                 DType Ty = DType::I32);
   /// Appends `let %Name = Init` (of Init's dtype) to \p Out.
   Value *let(Stmts &Out, llvm::StringRef Name, ExprPtr Init);
-  static Block block(Stmts S);
-  static StmtPtr ifThen(ExprPtr Cond, Stmts Then);
-  static StmtPtr ifElse(ExprPtr Cond, Stmts Then, Stmts Else);
+  static Block block(Stmts S) { return stmt::block(std::move(S)); }
+  static StmtPtr ifThen(ExprPtr Cond, Stmts Then) {
+    return stmt::ifThen(std::move(Cond), std::move(Then));
+  }
+  static StmtPtr ifElse(ExprPtr Cond, Stmts Then, Stmts Else) {
+    return stmt::ifThen(std::move(Cond), std::move(Then), std::move(Else));
+  }
   /// `for %Var in Kind(0, Hi) { Body(%Var) }`.
   StmtPtr loop(LoopKind Kind, llvm::StringRef Name, ExprPtr Hi,
                llvm::function_ref<Stmts(Value *)> Body);

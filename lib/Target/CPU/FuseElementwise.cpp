@@ -30,6 +30,7 @@
 #include "tile/Target/BackendContext.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/Pass.h"
+#include "tile/Transforms/StmtBuilder.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -788,10 +789,9 @@ private:
   }
 
   static StmtPtr forLoop(LoopKind LK, std::vector<LoopDim> Dims, Stmts Body) {
-    Block B;
-    B.Stmts = std::move(Body);
     return std::make_unique<ForStmt>(LK, std::move(Dims), nullptr,
-                                     AttributeList(), std::move(B));
+                                     AttributeList(),
+                                     stmt::block(std::move(Body)));
   }
 
   static LoopDim dim(std::unique_ptr<Value> V, int64_t Lo, int64_t Hi,
@@ -802,17 +802,6 @@ private:
       D.Lo = ex::intLit(Lo);
     D.Hi = ex::intLit(Hi);
     return D;
-  }
-
-  static StmtPtr ifThen(ExprPtr Cond, Stmts Then, std::optional<Stmts> Else = {}) {
-    Block T;
-    T.Stmts = std::move(Then);
-    std::optional<Block> E;
-    if (Else) {
-      E.emplace();
-      E->Stmts = std::move(*Else);
-    }
-    return std::make_unique<IfStmt>(std::move(Cond), std::move(T), std::move(E));
   }
 
   BufferValue *alloc(Stmts &Out, llvm::StringRef Name, DType Ty, MemScope Scope,
@@ -974,7 +963,7 @@ private:
         Stmts Then, Else;
         Then.push_back(store(V, {}, ex::load(M.Global, std::move(GI))));
         Else.push_back(store(V, {}, ex::zero(V->getDType())));
-        Out.push_back(ifThen(std::move(C), std::move(Then), std::move(Else)));
+        Out.push_back(stmt::ifThen(std::move(C), std::move(Then), std::move(Else)));
         break;
       }
       case Member::CopyOut: {
@@ -987,7 +976,7 @@ private:
         }
         Stmts Then;
         Then.push_back(std::move(St));
-        Out.push_back(ifThen(std::move(C), std::move(Then)));
+        Out.push_back(stmt::ifThen(std::move(C), std::move(Then)));
         break;
       }
       case Member::Fill: {
@@ -1586,7 +1575,7 @@ private:
   void fuse(Run &R) {
     Stmts Fused;
     if (ExprPtr Full = wholeTileInRange(R))
-      Fused.push_back(ifThen(std::move(Full), nest(R, false), nest(R, true)));
+      Fused.push_back(stmt::ifThen(std::move(Full), nest(R, false), nest(R, true)));
     else
       Fused = nest(R, false);
     std::vector<StmtPtr> &S = R.B->Stmts;

@@ -41,6 +41,7 @@
 #include "tile/Target/BackendContext.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/Pass.h"
+#include "tile/Transforms/StmtBuilder.h"
 #include <set>
 
 using namespace tile;
@@ -304,12 +305,6 @@ private:
 
   //===--- Statement builders ---------------------------------------------===//
 
-  static Block block(Stmts S) {
-    Block B;
-    B.Stmts = std::move(S);
-    return B;
-  }
-
   static StmtPtr store(BufferValue *B, std::vector<ExprPtr> Idx, ExprPtr V) {
     V = ex::castTo(std::move(V), B->getDType());
     return std::make_unique<StoreStmt>(B, std::move(Idx), std::move(V));
@@ -347,7 +342,7 @@ private:
     std::vector<LoopDim> Dims;
     Dims.push_back(std::move(D));
     return std::make_unique<ForStmt>(Kind, std::move(Dims), nullptr,
-                                     AttributeList(), block(Body(V)));
+                                     AttributeList(), stmt::block(Body(V)));
   }
 
   /// Two nested unrolled loops over [0, E0) x [0, E1); a loop of one
@@ -613,7 +608,7 @@ private:
     Dims[1].Hi = ex::intLit(E1);
     Value *V0 = Dims[0].Var.get(), *V1 = Dims[1].Var.get();
     return std::make_unique<ForStmt>(LoopKind::Parallel, std::move(Dims), nullptr,
-                                     AttributeList(), block(Body(V0, V1)));
+                                     AttributeList(), stmt::block(Body(V0, V1)));
   }
 
   /// One TM x TN block of C at (Row0, Col0), accumulated in a local buffer

@@ -95,8 +95,8 @@ std::string str(int64_t V) { return std::to_string(V); }
 class MMALowering : public StmtBuilder {
 public:
   MMALowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
-              DiagnosticEngine &Diag, RemarkEmitter Remarks, int64_t MaxShared)
-      : StmtBuilder(F, Ops), K(K), Diag(Diag), Remarks(Remarks),
+              RemarkEmitter Remarks, int64_t MaxShared)
+      : StmtBuilder(F, Ops), K(K), Remarks(Remarks),
         MaxShared(MaxShared), Threads(*K.getThreads()->getConstInt()) {}
 
   void run() {
@@ -1041,7 +1041,6 @@ private:
   }
 
   KernelStmt &K;
-  DiagnosticEngine &Diag;
   RemarkEmitter Remarks;
   int64_t MaxShared;
   int64_t Threads;
@@ -1070,8 +1069,8 @@ public:
     for (const auto &F : M.getFunctions())
       walkStmts(F->getBodyMutable(), [&](Stmt &St) {
         if (auto *K = dyn_cast<KernelStmt>(&St))
-          MMALowering(*F, *K, M.getContext().getOpRegistry(), S.Diag,
-                      getRemarks(M), getIntOption("max-shared"))
+          MMALowering(*F, *K, M.getContext().getOpRegistry(), getRemarks(M),
+                      getIntOption("max-shared"))
               .run();
       });
     return true;

@@ -39,6 +39,7 @@
 #include "tile/IR/Walk.h"
 #include "tile/Transforms/ExprUtils.h"
 #include "tile/Transforms/Pass.h"
+#include "tile/Transforms/StmtBuilder.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include <functional>
@@ -644,20 +645,6 @@ private:
 
   //===--- Building blocks ------------------------------------------------===//
 
-  static Block block(Stmts S) {
-    Block B;
-    B.Stmts = std::move(S);
-    return B;
-  }
-
-  static StmtPtr ifThen(ExprPtr Cond, Stmts Then, std::optional<Stmts> Else = {}) {
-    std::optional<Block> E;
-    if (Else)
-      E = block(std::move(*Else));
-    return std::make_unique<IfStmt>(std::move(Cond), block(std::move(Then)),
-                                    std::move(E));
-  }
-
   StmtPtr unroll(llvm::StringRef Name, int64_t Lo, int64_t Hi,
                  llvm::function_ref<Stmts(Value *)> Body) {
     LoopDim D;
@@ -670,7 +657,7 @@ private:
     std::vector<LoopDim> Dims;
     Dims.push_back(std::move(D));
     return std::make_unique<ForStmt>(LoopKind::Unroll, std::move(Dims), nullptr,
-                                     AttributeList(), block(Body(Var)));
+                                     AttributeList(), stmt::block(Body(Var)));
   }
 
   BufferValue *allocTop(llvm::StringRef Name, MemScope Scope, DType Ty,
@@ -872,7 +859,7 @@ private:
           Stmts Then, Else;
           Then.push_back(std::move(Ld));
           Else.push_back(store(FB, one(localIndex(C, Vv)), ex::zero(FB->getDType())));
-          Out.push_back(ifThen(std::move(Cond), std::move(Then), std::move(Else)));
+          Out.push_back(stmt::ifThen(std::move(Cond), std::move(Then), std::move(Else)));
         }
       } else {
         ExprPtr Cond = Guard ? inRange(S, GI) : nullptr;
@@ -882,7 +869,7 @@ private:
         } else {
           Stmts Then;
           Then.push_back(std::move(St));
-          Out.push_back(ifThen(std::move(Cond), std::move(Then)));
+          Out.push_back(stmt::ifThen(std::move(Cond), std::move(Then)));
         }
       }
       return Out;
@@ -928,7 +915,7 @@ private:
       Fast = Elements(false);
     }
     Stmts Out;
-    Out.push_back(ifThen(tileInRange(S), std::move(Fast), Elements(true)));
+    Out.push_back(stmt::ifThen(tileInRange(S), std::move(Fast), Elements(true)));
     return Out;
   }
 
@@ -1135,7 +1122,7 @@ private:
                           ex::load(Part, one(ex::ref(Row)))));
         return S;
       }));
-      Out.push_back(ifThen(ex::binary(BinaryOp::Eq, rem(ex::ref(Tid), Lanes),
+      Out.push_back(stmt::ifThen(ex::binary(BinaryOp::Eq, rem(ex::ref(Tid), Lanes),
                                       ex::intLit(0)),
                            std::move(Write)));
       Out.push_back(barrier());
@@ -1295,7 +1282,7 @@ private:
         Then.push_back(std::move(X));
         if (Load)
           Else.push_back(store(FB, one(ex::intLit(K)), ex::zero(FB->getDType())));
-        Out.push_back(ifThen(std::move(Cond), std::move(Then),
+        Out.push_back(stmt::ifThen(std::move(Cond), std::move(Then),
                              Load ? std::optional<Stmts>(std::move(Else)) : std::nullopt));
       }
       return Out;
@@ -1324,12 +1311,12 @@ private:
       Fast = Elements(false);
     }
     Stmts Out;
-    Out.push_back(ifThen(tileInRange(S), std::move(Fast), Elements(true)));
+    Out.push_back(stmt::ifThen(tileInRange(S), std::move(Fast), Elements(true)));
     int64_t Copies = threadBits(L, nullptr, 0);
     if (Load || !Copies)
       return Out;
     Stmts Owner;
-    Owner.push_back(ifThen(ex::binary(BinaryOp::Eq,
+    Owner.push_back(stmt::ifThen(ex::binary(BinaryOp::Eq,
                                       ex::binary(BinaryOp::And, ex::ref(Tid),
                                                  ex::intLit(Copies)),
                                       ex::intLit(0)),

@@ -149,7 +149,7 @@ public:
   FragmentLowering(Function &F, KernelStmt &K, const OpRegistry &Ops,
                    DiagnosticEngine &Diag, RemarkEmitter Remarks,
                    FragmentLoweringOptions Opts)
-      : WGMMABuilder(F, Ops), F(F), K(K), Diag(Diag), Remarks(Remarks),
+      : WGMMABuilder(F, Ops), K(K), Diag(Diag), Remarks(Remarks),
         Opts(Opts) {}
 
   /// False after an error; a kernel that does not qualify is left as it
@@ -2318,7 +2318,6 @@ private:
     placeBuffers(K, RingElems, LocalElems);
   }
 
-  Function &F;
   KernelStmt &K;
   DiagnosticEngine &Diag;
   RemarkEmitter Remarks;

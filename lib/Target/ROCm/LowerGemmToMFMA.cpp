@@ -658,7 +658,6 @@ private:
     };
     int64_t RegCols = ColMask(HwDim::Register), LaneCols = ColMask(HwDim::Lane);
     int64_t WaveCols = ColMask(HwDim::Warp);
-    int64_t Regs = L.getSize(HwDim::Register);
     int64_t Slots = int64_t(1) << llvm::popcount(uint64_t(WaveCols));
     // The partials' fragment.
     auto Part = std::make_unique<BufferValue>(
