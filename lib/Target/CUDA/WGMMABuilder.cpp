@@ -338,8 +338,7 @@ WGMMABuilder::Stmts WGMMABuilder::loadTile(const SharedTile &O, const OpStmt &Co
   FastPath.push_back(Chunk(true, TileOff));
   Stmts Clamped;
   Clamped.push_back(Chunk(false, nullptr));
-  Out.push_back(std::make_unique<IfStmt>(ref(Full), block(std::move(FastPath)),
-                                         block(std::move(Clamped))));
+  Out.push_back(ifElse(ref(Full), std::move(FastPath), std::move(Clamped)));
   return Out;
 }
 
@@ -801,8 +800,7 @@ WGMMABuilder::Stmts WGMMABuilder::lowerCopyOut(const OpStmt &Op, BufferValue *Fr
     Paired.push_back(EachStoreIf(2));
     Stmts Single;
     Single.push_back(EachStoreIf(1));
-    Body.push_back(std::make_unique<IfStmt>(ref(PairOK), block(std::move(Paired)),
-                                            block(std::move(Single))));
+    Body.push_back(ifElse(ref(PairOK), std::move(Paired), std::move(Single)));
   } else {
     // Per pair: one cuda.store_pair where pair_ok holds and both elements
     // are inside X, else the elements alone.
@@ -817,8 +815,7 @@ WGMMABuilder::Stmts WGMMABuilder::lowerCopyOut(const OpStmt &Op, BufferValue *Fr
         Cond = ex::land(ex::land(std::move(Cond), std::move(In0)), std::move(In1));
       Stmts Pair;
       Pair.push_back(std::move(St));
-      L.push_back(std::make_unique<IfStmt>(std::move(Cond), block(std::move(Pair)),
-                                           block(std::move(Two))));
+      L.push_back(ifElse(std::move(Cond), std::move(Pair), std::move(Two)));
     }));
   }
   Stmts Out;
@@ -983,8 +980,8 @@ WGMMABuilder::Stmts WGMMABuilder::lowerStagedCopyOut(const OpStmt &Op, BufferVal
   // Else the pairs straight to X.
   Stmts Direct = lowerCopyOut(Op, Frag, MT, NInst, NI, Dims, S.PredicatedFallback);
   assert(Direct.size() == 1 && "the copy out is one per-thread block");
-  Body.push_back(std::make_unique<IfStmt>(ref(StageOK), block(std::move(Staged)),
-                                          block(unwrapPerThread(std::move(Direct)))));
+  Body.push_back(ifElse(ref(StageOK), std::move(Staged),
+                        unwrapPerThread(std::move(Direct))));
   Stmts Out;
   Out.push_back(perThread(std::move(Body)));
   return Out;

@@ -275,17 +275,20 @@ bool SIMTEmulator::checkVectorAligned(const XRegion &R, const LaneList &M,
 void SIMTEmulator::execVecAccess(const XStmt &S, const LaneList &M) {
   int64_t W = S.Ints[0];
   // `aligned` promises what code generation then no longer tests.
-  if (S.Ints[1])
-    for (const XRegion &R : S.Regions)
-      if (Buffers[R.Buf].Where != Storage::Thread &&
-          !checkVectorAligned(R, M, W * Buffers[R.Buf].Bytes, 0, [&] {
-            const Buffer &B = Buffers[R.Buf];
-            std::string Where = B.Where == Storage::Shared
-                                    ? std::string("shared memory")
-                                    : "'%" + B.getName().str() + "'";
-            return "'" + S.opName().str() + "' is marked aligned but accesses " + Where;
-          }))
-        return;
+  bool Aligned = S.Ints[1];
+  for (const XRegion &R : S.Regions) {
+    const Buffer &B = Buffers[R.Buf];
+    if (!Aligned || B.Where == Storage::Thread)
+      continue;
+    auto What = [&] {
+      std::string Where = B.Where == Storage::Shared
+                              ? std::string("shared memory")
+                              : "'%" + B.getName().str() + "'";
+      return "'" + S.opName().str() + "' is marked aligned but accesses " + Where;
+    };
+    if (!checkVectorAligned(R, M, W * B.Bytes, 0, What))
+      return;
+  }
   moveElements(S, M, W);
 }
 
