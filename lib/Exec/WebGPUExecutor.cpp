@@ -285,7 +285,7 @@ llvm::Error WebGPULoaded::call(llvm::StringRef EntryName,
   llvm::SmallString<128> Dir;
   if (std::error_code EC = llvm::sys::fs::createUniqueDirectory("tile-webgpu", Dir))
     return Fail("cannot create a job directory: " + EC.message());
-  auto Cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(Dir); });
+  llvm::scope_exit Cleanup([&] { llvm::sys::fs::remove_directories(Dir); });
   auto WriteFile = [&](llvm::StringRef Name, llvm::StringRef Bytes) -> llvm::Error {
     llvm::SmallString<128> Path(Dir);
     llvm::sys::path::append(Path, Name);
