@@ -58,16 +58,34 @@ std::optional<unsigned> ArtifactEntry::getSpecialization(unsigned Index) const {
   return std::nullopt;
 }
 
+/// The lines of note \p Key, trimmed, empty ones left out.
+static llvm::SmallVector<llvm::StringRef>
+getNoteLines(const std::map<std::string, std::string> &Notes, llvm::StringRef Key) {
+  llvm::SmallVector<llvm::StringRef> Lines;
+  auto It = Notes.find(Key.str());
+  if (It == Notes.end())
+    return Lines;
+  llvm::StringRef(It->second).split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef &L : Lines)
+    L = L.trim();
+  llvm::erase_if(Lines, [](llvm::StringRef L) { return L.empty(); });
+  return Lines;
+}
+
 std::vector<std::string> KernelArtifact::getSharedLibraries() const {
   std::vector<std::string> Libs;
-  auto It = Notes.find(kSharedLibrariesNote);
-  if (It == Notes.end())
-    return Libs;
-  llvm::SmallVector<llvm::StringRef> Lines;
-  llvm::StringRef(It->second).split(Lines, '\n', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef L : Lines)
-    Libs.push_back(L.trim().str());
+  for (llvm::StringRef L : getNoteLines(Notes, kSharedLibrariesNote))
+    Libs.push_back(L.str());
   return Libs;
+}
+
+std::vector<std::string> KernelArtifact::getMissingCPUFeatures(
+    const llvm::StringMap<bool> &Host) const {
+  std::vector<std::string> Missing;
+  for (llvm::StringRef F : getNoteLines(Notes, kCPUFeaturesNote))
+    if (auto It = Host.find(F); It != Host.end() && !It->second)
+      Missing.push_back(F.str());
+  return Missing;
 }
 
 std::vector<const std::string *> KernelArtifact::getHostLinkedObjects() const {

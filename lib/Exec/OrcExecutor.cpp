@@ -14,6 +14,7 @@
 #include "DeviceArtifact.h"
 #include "HostMemoryExecutor.h"
 #include "tile/Exec/Executor.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Support/ThreadPool.h"
@@ -61,7 +62,8 @@ public:
   explicit OrcExecutor(const ExecutorOptions &Opts)
       : Pool(llvm::hardware_concurrency(Opts.NumThreads)),
         NumWorkers(Opts.NumThreads ? Opts.NumThreads
-                                   : llvm::hardware_concurrency().compute_thread_count()) {}
+                                   : llvm::hardware_concurrency().compute_thread_count()),
+        HostFeatures(llvm::sys::getHostCPUFeatures()) {}
 
   ExecBackendKind getKind() const override { return ExecBackendKind::Orc; }
   std::string getDeviceName() const override {
@@ -115,6 +117,8 @@ public:
 private:
   llvm::DefaultThreadPool Pool;
   unsigned NumWorkers;
+  /// What this host's CPU has, for loadOwned's check of a CPU object.
+  llvm::StringMap<bool> HostFeatures;
   std::mutex LaunchMutex;
 };
 
@@ -196,6 +200,17 @@ OrcLoaded::prepare(llvm::StringRef Entry) {
 
 llvm::Expected<std::unique_ptr<LoadedArtifact>>
 OrcExecutor::loadOwned(KernelArtifact &&A) {
+  // Code for a CPU this host is not would die of an illegal instruction
+  // at its first launch.
+  if (!A.getHostLinkedObjects().empty()) {
+    std::vector<std::string> Missing = A.getMissingCPUFeatures(HostFeatures);
+    if (!Missing.empty())
+      return llvm::createStringError(
+          "cannot run the kernels of '" + A.Target + "' here: they were compiled for CPU '" +
+          A.DeviceArch + "', whose features " + llvm::join(Missing, ", ") +
+          " this host (" + llvm::sys::getHostCPUName() +
+          ") lacks; compile them for -mcpu=native (the default) or a CPU this host implements");
+  }
   auto L = std::make_unique<OrcLoaded>(std::move(A), *this);
   if (llvm::Error E = L->init())
     return std::move(E);

@@ -579,17 +579,28 @@ std::string u64Bytes(uint64_t V) {
 }
 
 TEST_F(DriverArtifactTest, DeviceFormatIsWrittenByNameAndVersion1IsRead) {
-  const KernelArtifact &A = getCompiled().Artifact;
-  std::string Bytes = A.serialize();
   // After the magic, the version, the target and the execution backend:
-  // the format's name, then the device architecture (none on the CPU).
+  // the format's name, then the device architecture (on the CPU, the CPU
+  // the code is for).
+  const KernelArtifact &Compiled = getCompiled().Artifact;
+  ASSERT_FALSE(Compiled.DeviceArch.empty());
+  std::string WithArch = Compiled.serialize();
   size_t At = 16;
-  At += 8 + readU64(Bytes, At); // target
-  At += 8 + readU64(Bytes, At); // execution backend
+  At += 8 + readU64(WithArch, At); // target
+  At += 8 + readU64(WithArch, At); // execution backend
   size_t FormatAt = At;
-  ASSERT_EQ(readU64(Bytes, At), 6u);
-  EXPECT_EQ(llvm::StringRef(Bytes).substr(At + 8, 6), "object");
+  ASSERT_EQ(readU64(WithArch, At), 6u);
+  EXPECT_EQ(llvm::StringRef(WithArch).substr(At + 8, 6), "object");
   At += 8 + 6;
+  ASSERT_EQ(readU64(WithArch, At), Compiled.DeviceArch.size());
+  EXPECT_EQ(llvm::StringRef(WithArch).substr(At + 8, Compiled.DeviceArch.size()),
+            Compiled.DeviceArch);
+
+  // The rest on the artifact without an architecture, which version 1
+  // could write.
+  KernelArtifact A = Compiled;
+  A.DeviceArch.clear();
+  std::string Bytes = A.serialize();
   EXPECT_EQ(readU64(Bytes, At), 0u);
   size_t AfterArch = At + 8;
 

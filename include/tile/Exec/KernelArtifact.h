@@ -13,6 +13,7 @@
 #define TILE_EXEC_KERNELARTIFACT_H
 
 #include "tile/Exec/ExecutionBackend.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
 #include <functional>
@@ -215,6 +216,13 @@ public:
   /// math library; an executor that links the device code loads them.
   std::map<std::string, std::string> Notes;
   static constexpr const char *kSharedLibrariesNote = "shared-libraries";
+  /// kCPUFeaturesNote, on an artifact whose DeviceCode is an object for a
+  /// CPU, lists (one a line, LLVM's names) the subtarget features that
+  /// code was compiled with, and DeviceArch names the CPU. An executor that
+  /// runs the object in this process refuses it where the host lacks one
+  /// of them (getMissingCPUFeatures) instead of dying of an illegal
+  /// instruction.
+  static constexpr const char *kCPUFeaturesNote = "cpu-features";
 
   /// The rest of device code generation, when a backend's DeviceCodeGen
   /// returns with it still to do (the CPU backend: its LLVM optimization
@@ -234,6 +242,13 @@ public:
   llvm::Error missingEntry(llvm::StringRef Name) const;
   /// The libraries of kSharedLibrariesNote.
   std::vector<std::string> getSharedLibraries() const;
+  /// The features of kCPUFeaturesNote that \p Host, a CPU's features as
+  /// llvm::sys::getHostCPUFeatures reports them, says it lacks, in the
+  /// note's order. Features \p Host does not name (LLVM's tuning flags,
+  /// such as `fast-gather`) are not held against it; an artifact without
+  /// the note lacks nothing.
+  std::vector<std::string>
+  getMissingCPUFeatures(const llvm::StringMap<bool> &Host) const;
   /// The relocatable objects that run in this process, in link order: the
   /// host object, then the device code where it is an object for this CPU
   /// (DeviceFormat::Object). Empty without host code.

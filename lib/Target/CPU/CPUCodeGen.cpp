@@ -33,6 +33,8 @@
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/Local.h"
+#include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace tile {
@@ -1014,6 +1016,27 @@ struct CPUDeviceCompile {
 
 } // namespace
 
+/// CPU.td's IntrinsicOnlyFeatures, sorted.
+static constexpr llvm::StringLiteral kIntrinsicOnlyFeatures[] = {
+#define GET_TILE_INTRINSIC_ONLY_FEATURES
+#include "CPUIntrinsicOnlyFeatures.inc"
+};
+
+/// Names the CPU the kernels are compiled for and the features its code
+/// may use, which the executor checks against the host before it runs them
+/// (KernelArtifact::kCPUFeaturesNote): those the CPU has, less those whose
+/// instructions only intrinsics the backend never calls emit.
+static void recordCPUFeatures(const llvm::MCSubtargetInfo &STI, KernelArtifact &Artifact) {
+  Artifact.DeviceArch = STI.getCPU().str();
+  std::string Features;
+  for (const llvm::SubtargetFeatureKV &KV : STI.getAllProcessorFeatures())
+    if (STI.getFeatureBits().test(KV.Value) &&
+        !std::binary_search(std::begin(kIntrinsicOnlyFeatures),
+                            std::end(kIntrinsicOnlyFeatures), llvm::StringRef(KV.Key)))
+      (Features += KV.Key) += '\n';
+  Artifact.Notes[KernelArtifact::kCPUFeaturesNote] = std::move(Features);
+}
+
 /// Emits the kernels' LLVM IR, and leaves its optimization and code
 /// generation, most of the time of a compile, to FinishDeviceCode: the
 /// host code needs only the kernels' entries (names, arguments,
@@ -1033,6 +1056,7 @@ llvm::Error generateCPUDeviceCode(const BackendContext &Ctx, const Module &M,
   auto VM = CPUVectorMath::get(Ctx.getTarget(), **TM);
   if (!VM)
     return VM.takeError();
+  recordCPUFeatures(*(*TM)->getMCSubtargetInfo(), Artifact);
   auto D = std::make_shared<CPUDeviceCompile>(Ctx, M, std::move(*Vec), std::move(*TM),
                                               std::move(*VM));
   if (llvm::Error E = emitDeviceKernels(M, D->T, D->LM, Artifact))
