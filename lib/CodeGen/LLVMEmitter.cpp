@@ -658,11 +658,13 @@ static llvm::MDNode *loopMetadata(llvm::LLVMContext &C,
 }
 
 /// The longest parallel loop of known trip count whose unrolling waits for
-/// the vectorizer (emitFor); longer ones are not unrolled completely before
-/// it anyway, and holding back their later unrolling costs (with the
-/// normalize loops of bench/cpu/layernorm.tile, 1024 iterations, held back
-/// too, it ran 40% slower on AVX2).
-static constexpr int64_t kMaxUnrollGuardedTrip = 256;
+/// the vectorizer (emitFor): a CPU strip of four vectors is 32 iterations
+/// on AVX2 and 64 with AVX-512. Held back, a loop is also not interleaved
+/// by the vectorizer, which costs longer loops: with 1024 iterations
+/// bench/cpu/layernorm.tile ran 40% slower on AVX2, and with 256
+/// bench/cpu/saxpy_threads.tile about 15% slower with AVX-512 on 16 threads
+/// (bench/cpu/ab-unroll-after-vectorize-2026-12-07-*.log).
+static constexpr int64_t kMaxUnrollGuardedTrip = 64;
 
 llvm::Error LLVMEmitter::emitFor(const ForStmt &F, KernelEmission &K) {
   bool Parallel = F.getLoopKind() == LoopKind::Parallel;
@@ -701,8 +703,8 @@ llvm::Error LLVMEmitter::emitFor(const ForStmt &F, KernelEmission &K) {
     if (Parallel && I + 1 == Loops.size() && Target &&
         Target->annotateParallelLoops()) {
       // A short loop of known trip count (a CPU strip of 4 vectors: 32
-      // lanes of f32 on AVX2) is otherwise unrolled completely before the
-      // vectorizer runs, leaving one scalar accumulator a lane and an outer
+      // lanes of f32 on AVX2) would otherwise be unrolled completely before
+      // the vectorizer runs, leaving one scalar accumulator a lane and an outer
       // loop the vectorizer refuses (examples/rmsnorm.tile on AVX2: 10 GB/s
       // against 33 vectorized). Its unrolling waits for the vectorizer;
       // the loops the vectorizer makes (its followup) keep the other
