@@ -202,15 +202,13 @@ llvm::Expected<std::unique_ptr<LoadedArtifact>>
 OrcExecutor::loadOwned(KernelArtifact &&A) {
   // Code for a CPU this host is not would die of an illegal instruction
   // at its first launch.
-  if (!A.getHostLinkedObjects().empty()) {
-    std::vector<std::string> Missing = A.getMissingCPUFeatures(HostFeatures);
-    if (!Missing.empty())
-      return llvm::createStringError(
-          "cannot run the kernels of '" + A.Target + "' here: they were compiled for CPU '" +
-          A.DeviceArch + "', whose features " + llvm::join(Missing, ", ") +
-          " this host (" + llvm::sys::getHostCPUName() +
-          ") lacks; compile them for -mcpu=native (the default) or a CPU this host implements");
-  }
+  std::vector<std::string> Missing = A.getMissingCPUFeatures(HostFeatures);
+  if (!Missing.empty())
+    return llvm::createStringError(
+        "cannot run the kernels of '" + A.Target + "' here: they were compiled for CPU '" +
+        A.DeviceArch + "', whose features " + llvm::join(Missing, ", ") + " this host (" +
+        getDeviceName() +
+        ") lacks; compile them for -mcpu=native (the default) or a CPU this host implements");
   auto L = std::make_unique<OrcLoaded>(std::move(A), *this);
   if (llvm::Error E = L->init())
     return std::move(E);
